@@ -206,6 +206,9 @@ class DealState:
     trump: int
     trick: tuple[Card, ...]
     trick_seats: tuple[int, ...]
+    trick_history: tuple[tuple[tuple[Card, ...], tuple[int, ...], int], ...]
+    """Finished tricks as (cards, seats, trump during the trick): public knowledge, kept for the
+    computer players' inference (voids, cards out) and the table display."""
     leader: int
     tricks: int
     taken: list[int]
@@ -256,6 +259,7 @@ class DealState:
         new.trump = self.trump
         new.trick = self.trick
         new.trick_seats = self.trick_seats
+        new.trick_history = self.trick_history
         new.leader = self.leader
         new.tricks = self.tricks
         new.taken = self.taken.copy()
@@ -836,6 +840,7 @@ class DealState:
         self.won[winner] |= tmask
         self.played |= tmask
         self.tricks += 1
+        self.trick_history = (*self.trick_history, (trick, seats, self.trump))
         self.crawl = False
         self.trick = ()
         self.trick_seats = ()
@@ -933,6 +938,7 @@ def new_deal(
     d.trump = -1
     d.trick = ()
     d.trick_seats = ()
+    d.trick_history = ()
     d.leader = -1
     d.tricks = 0
     d.taken = [0] * players
