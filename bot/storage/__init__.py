@@ -1,0 +1,32 @@
+"""Where tables, indexes, deadlines, statistics and send budgets live: Redis in production, memory for
+local play. See `base.Store` for the contract and `keys` for the Redis key layout."""
+
+from bot.storage.base import (
+    DEFAULT_STREAM_MAXLEN,
+    Deadline,
+    SendBucket,
+    StorageError,
+    StorageUnavailable,
+    Store,
+    StoredTable,
+    VersionConflict,
+)
+from bot.storage.counting import RoundTripCounter
+from bot.storage.keys import KeyLayout
+from bot.storage.memory import MemoryStore
+from bot.storage.redis_store import RedisStore
+
+__all__ = [
+    "DEFAULT_STREAM_MAXLEN",
+    "Deadline",
+    "KeyLayout",
+    "MemoryStore",
+    "RedisStore",
+    "RoundTripCounter",
+    "SendBucket",
+    "StorageError",
+    "StorageUnavailable",
+    "Store",
+    "StoredTable",
+    "VersionConflict",
+]

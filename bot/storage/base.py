@@ -1,0 +1,262 @@
+"""The storage contract shared by the Redis store (production) and the memory store (local play, tests).
+
+Storage knows nothing about the game. It keeps, per table, one versioned document (a JSON string written
+by the service) with a time to live and an event stream, plus indexes (chat -> table, user -> tables),
+turn deadlines, statistics, ratings and send budgets. Every method that changes a table is a
+compare-and-set on the table's version, so several bot processes sharing one store can never lose or
+double an action: the loser of a race gets `VersionConflict`, reloads and decides again.
+
+Times (`now`, deadline `when`, send budgets) are POSIX seconds as floats. When `now` is omitted the store
+uses its own clock: the server's `TIME` for Redis (one clock for all processes), the injected clock for
+the memory store.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+
+__all__ = [
+    "DEFAULT_STREAM_MAXLEN",
+    "Deadline",
+    "SendBucket",
+    "StorageError",
+    "StorageUnavailable",
+    "Store",
+    "StoredTable",
+    "VersionConflict",
+]
+
+DEFAULT_STREAM_MAXLEN = 1000
+"""Events kept per table stream (Redis trims approximately, to at least this many)."""
+
+
+class StorageError(Exception):
+    """Base of the errors a store raises on purpose."""
+
+
+class StorageUnavailable(StorageError):
+    """The backing server cannot be reached right now (connection refused, timeout, loading, failover).
+
+    The operation may or may not have been applied; a retry is safe for `save` (it is idempotent per call),
+    and the service answers "temporarily unavailable" instead of guessing. The store reconnects by itself.
+    """
+
+
+class VersionConflict(StorageError):
+    """The table's stored version is not the one the caller read: someone else wrote first."""
+
+    def __init__(self, table_id: str, expected: int, actual: int) -> None:
+        super().__init__(f"table {table_id!r}: expected version {expected}, found {actual}")
+        self.table_id = table_id
+        self.expected = expected
+        self.actual = actual
+
+
+@dataclass(frozen=True, slots=True)
+class StoredTable:
+    """A table as stored: the document and the version a later `save` must quote."""
+
+    table_id: str
+    version: int
+    document: str
+
+
+@dataclass(frozen=True, slots=True)
+class Deadline:
+    """A turn deadline. `token` names the turn it was set for, so a late firing can be recognised."""
+
+    when: float
+    token: str
+
+
+@dataclass(frozen=True, slots=True)
+class SendBucket:
+    """At most `limit` sends in any window of `window` seconds, shared by every process."""
+
+    key: str
+    limit: int
+    window: float
+
+    def __post_init__(self) -> None:
+        if self.limit < 1:
+            raise ValueError("a send bucket needs limit >= 1")
+        if self.window <= 0:
+            raise ValueError("a send bucket needs window > 0")
+        if not self.key:
+            raise ValueError("a send bucket needs a key")
+
+
+def check_id(kind: str, value: str) -> None:
+    """Refuse ids that cannot be hash-tagged (an empty `{}` tag hashes the whole key)."""
+    if not value:
+        raise ValueError(f"empty {kind}")
+
+
+class Store(abc.ABC):
+    """What the service may ask of storage. Implementations: `RedisStore`, `MemoryStore`.
+
+    Round trips (Redis, common case): `load` 1, `save` 1 (standalone Redis: always 1; cluster mode: 1 when
+    no user index or deadline changes and the chat key tags the same slot as the table id, else 2),
+    `claim_due` 1, `acquire_sends` 1, stats and ratings 1 each.
+    """
+
+    # --- tables -------------------------------------------------------------------------------------
+
+    @abc.abstractmethod
+    async def load(self, table_id: str) -> StoredTable | None:
+        """The live table, or None if it never existed, was deleted or expired."""
+
+    @abc.abstractmethod
+    async def save(
+        self,
+        table_id: str,
+        expected_version: int,
+        document: str,
+        *,
+        ttl_seconds: float,
+        event: str | None = None,
+        chat_key: str | None = None,
+        users_added: Collection[str] = (),
+        users_removed: Collection[str] = (),
+        deadline: Deadline | None = None,
+        drop_deadline: bool = False,
+    ) -> int:
+        """Compare-and-set the table's document; returns the new version (expected_version + 1).
+
+        Succeeds only if the stored version equals `expected_version` (0: the table must not exist), else
+        raises `VersionConflict` and changes nothing. On success, in the same atomic step: the document's
+        TTL (and its stream's) is set to `ttl_seconds`; `event` is appended to the table's stream;
+        `chat_key` (if given) is pointed at this table with the same TTL (so pass it on every save to keep
+        the chat's entry alive as long as the table); each of `users_added` gets the table
+        in its set, each of `users_removed` loses it; the turn deadline is replaced by `deadline` or removed
+        (`drop_deadline`), or left alone when neither is given.
+        """
+
+    @abc.abstractmethod
+    async def delete(
+        self,
+        table_id: str,
+        *,
+        expected_version: int | None = None,
+        chat_key: str | None = None,
+        user_keys: Collection[str] = (),
+    ) -> bool:
+        """Remove the table, its stream and deadline, its chat entry (only if the chat still points at this
+        table) and its membership in `user_keys`' sets. With `expected_version`, a compare-and-delete that
+        raises `VersionConflict` on mismatch. Returns whether a document was removed.
+
+        To keep a finished table readable for a while instead, `save` it with a short `ttl_seconds`.
+        """
+
+    @abc.abstractmethod
+    async def read_events(self, table_id: str, count: int | None = None) -> list[str]:
+        """The table stream's events, oldest first (the last `count` if given)."""
+
+    @abc.abstractmethod
+    async def table_for_chat(self, chat_key: str) -> str | None:
+        """The id of the chat's live table, if any."""
+
+    @abc.abstractmethod
+    async def tables_for_user(self, user_key: str) -> set[str]:
+        """Live tables whose saves listed this user as added and not since removed.
+
+        The index is a hint: a table id is reused per chat, so the service checks the seat in the document.
+        Tables that expired or were deleted without listing the user are filtered out.
+        """
+
+    # --- deadlines ----------------------------------------------------------------------------------
+
+    @abc.abstractmethod
+    async def set_deadline(self, table_id: str, when: float, token: str) -> None:
+        """Set (replace) the table's single turn deadline."""
+
+    @abc.abstractmethod
+    async def clear_deadline(self, table_id: str, token: str | None = None) -> bool:
+        """Remove the table's deadline (only if its token is `token`, when given). Returns whether removed."""
+
+    @abc.abstractmethod
+    async def claim_due(
+        self, limit: int, now: float | None = None, *, lease_seconds: float | None = None
+    ) -> list[tuple[str, str]]:
+        """Claim up to `limit` deadlines due at `now`, earliest first, as (table_id, token) pairs.
+
+        Atomic: with any number of processes polling, each due deadline goes to exactly one caller.
+        Without a lease the deadline is removed. With `lease_seconds`, it is postponed to now + lease
+        instead, so it fires again if the claimer dies before saving the table with a new deadline (or
+        dropping it); the token check and the table's compare-and-set keep a second firing harmless.
+        """
+
+    @abc.abstractmethod
+    async def next_deadline(self) -> float | None:
+        """When the earliest deadline falls due (lets a poller sleep until then)."""
+
+    # --- statistics and ratings ---------------------------------------------------------------------
+
+    @abc.abstractmethod
+    async def add_stats(self, scope_key: str, fields: Mapping[str, float]) -> None:
+        """Add each value to its counter in the scope (a user, a chat, a user within a chat...)."""
+
+    @abc.abstractmethod
+    async def get_stats(self, scope_key: str) -> dict[str, float]:
+        """All counters of a scope; empty if none."""
+
+    @abc.abstractmethod
+    async def set_rating(self, board_key: str, member: str, rating: float) -> None:
+        """Put the member on the board with this rating."""
+
+    @abc.abstractmethod
+    async def get_rating(self, board_key: str, member: str) -> float | None:
+        """The member's rating on the board, if rated."""
+
+    @abc.abstractmethod
+    async def top(self, board_key: str, n: int) -> list[tuple[str, float]]:
+        """The `n` best (member, rating) pairs, highest first; equal ratings in descending member order."""
+
+    # --- send budget --------------------------------------------------------------------------------
+
+    @abc.abstractmethod
+    async def acquire_sends(self, buckets: Sequence[SendBucket], now: float | None = None) -> float:
+        """Try to take one send from every bucket at once.
+
+        Returns 0.0 when the send may go now (and records it in every bucket), else the seconds to wait
+        before trying again (nothing recorded). Atomic across processes: no bucket ever records more than
+        `limit` sends in any window of `window` seconds.
+        """
+
+    async def acquire_send(
+        self, bucket_key: str, limit: int, window_seconds: float, now: float | None = None
+    ) -> float:
+        """`acquire_sends` for a single bucket."""
+        return await self.acquire_sends([SendBucket(bucket_key, limit, window_seconds)], now)
+
+    @abc.abstractmethod
+    async def hold_sends(self, bucket_key: str, seconds: float, now: float | None = None) -> None:
+        """Refuse sends through the bucket for `seconds` (a platform's 429 retry_after), for all processes."""
+
+    # --- plumbing -----------------------------------------------------------------------------------
+
+    @abc.abstractmethod
+    async def ping(self) -> None:
+        """Raise `StorageUnavailable` unless the store answers."""
+
+    @abc.abstractmethod
+    async def close(self) -> None:
+        """Release connections. The store must not be used afterwards."""
+
+    @property
+    @abc.abstractmethod
+    def round_trips(self) -> int:
+        """Requests sent to the server so far (0 forever for the memory store), for benchmarks."""
+
+
+def bucket_list(buckets: Sequence[SendBucket]) -> list[SendBucket]:
+    """Validate a bucket list: at least one, each key once (two entries for one key would double-count)."""
+    out = list(buckets)
+    if not out:
+        raise ValueError("acquire_sends needs at least one bucket")
+    keys = [b.key for b in out]
+    if len(set(keys)) != len(keys):
+        raise ValueError("acquire_sends got the same bucket twice")
+    return out

@@ -1,0 +1,275 @@
+"""The in-process store: the embedded default for local play and quick starts, and the reference the
+Redis store is tested against (the same contract suite runs on both).
+
+Every method runs to completion without awaiting, so on one event loop each call is atomic, just as a
+Lua script is on Redis. Expiry is lazy and follows an injectable clock, so tests can move time.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from bot.storage.base import (
+    DEFAULT_STREAM_MAXLEN,
+    Deadline,
+    SendBucket,
+    Store,
+    StoredTable,
+    VersionConflict,
+    bucket_list,
+    check_id,
+)
+
+__all__ = ["MemoryStore"]
+
+
+@dataclass(slots=True)
+class _Table:
+    version: int
+    document: str
+    expires_at: float
+    events: deque[str] = field(default_factory=deque)
+
+
+@dataclass(slots=True)
+class _ChatEntry:
+    table_id: str
+    expires_at: float
+
+
+class MemoryStore(Store):
+    """`Store` kept in dictionaries. Not shared between processes; not persistent."""
+
+    def __init__(
+        self, *, clock: Callable[[], float] = time.time, stream_maxlen: int = DEFAULT_STREAM_MAXLEN
+    ) -> None:
+        self._clock = clock
+        self._stream_maxlen = stream_maxlen
+        self._tables: dict[str, _Table] = {}
+        self._chats: dict[str, _ChatEntry] = {}
+        self._users: dict[str, set[str]] = {}
+        self._deadlines: dict[str, Deadline] = {}
+        self._stats: dict[str, dict[str, float]] = {}
+        self._boards: dict[str, dict[str, float]] = {}
+        self._sends: dict[str, list[float]] = {}
+        self._holds: dict[str, float] = {}
+
+    # --- helpers ------------------------------------------------------------------------------------
+
+    def _now(self, now: float | None) -> float:
+        return self._clock() if now is None else now
+
+    def _live(self, table_id: str) -> _Table | None:
+        table = self._tables.get(table_id)
+        if table is not None and table.expires_at <= self._clock():
+            del self._tables[table_id]
+            return None
+        return table
+
+    def _chat(self, chat_key: str) -> _ChatEntry | None:
+        entry = self._chats.get(chat_key)
+        if entry is not None and entry.expires_at <= self._clock():
+            del self._chats[chat_key]
+            return None
+        return entry
+
+    # --- tables -------------------------------------------------------------------------------------
+
+    async def load(self, table_id: str) -> StoredTable | None:
+        check_id("table id", table_id)
+        table = self._live(table_id)
+        return None if table is None else StoredTable(table_id, table.version, table.document)
+
+    async def save(
+        self,
+        table_id: str,
+        expected_version: int,
+        document: str,
+        *,
+        ttl_seconds: float,
+        event: str | None = None,
+        chat_key: str | None = None,
+        users_added: Collection[str] = (),
+        users_removed: Collection[str] = (),
+        deadline: Deadline | None = None,
+        drop_deadline: bool = False,
+    ) -> int:
+        check_id("table id", table_id)
+        if ttl_seconds <= 0:
+            raise ValueError("ttl_seconds must be positive")
+        if deadline is not None and drop_deadline:
+            raise ValueError("give a deadline or drop it, not both")
+        table = self._live(table_id)
+        actual = 0 if table is None else table.version
+        if actual != expected_version:
+            raise VersionConflict(table_id, expected_version, actual)
+        expires_at = self._clock() + ttl_seconds
+        if table is None:
+            table = _Table(0, document, expires_at, deque(maxlen=self._stream_maxlen))
+            self._tables[table_id] = table
+        table.version = actual + 1
+        table.document = document
+        table.expires_at = expires_at
+        if event is not None:
+            table.events.append(event)
+        if chat_key is not None:
+            check_id("chat key", chat_key)
+            self._chats[chat_key] = _ChatEntry(table_id, expires_at)
+        for user in users_added:
+            check_id("user key", user)
+            self._users.setdefault(user, set()).add(table_id)
+        for user in users_removed:
+            self._drop_user(user, table_id)
+        if deadline is not None:
+            self._deadlines[table_id] = deadline
+        elif drop_deadline:
+            self._deadlines.pop(table_id, None)
+        return table.version
+
+    def _drop_user(self, user: str, table_id: str) -> None:
+        tables = self._users.get(user)
+        if tables is not None:
+            tables.discard(table_id)
+            if not tables:
+                del self._users[user]
+
+    async def delete(
+        self,
+        table_id: str,
+        *,
+        expected_version: int | None = None,
+        chat_key: str | None = None,
+        user_keys: Collection[str] = (),
+    ) -> bool:
+        check_id("table id", table_id)
+        table = self._live(table_id)
+        actual = 0 if table is None else table.version
+        if expected_version is not None and actual != expected_version:
+            raise VersionConflict(table_id, expected_version, actual)
+        self._tables.pop(table_id, None)
+        if chat_key is not None:
+            entry = self._chat(chat_key)
+            if entry is not None and entry.table_id == table_id:
+                del self._chats[chat_key]
+        for user in user_keys:
+            self._drop_user(user, table_id)
+        self._deadlines.pop(table_id, None)
+        return table is not None
+
+    async def read_events(self, table_id: str, count: int | None = None) -> list[str]:
+        table = self._live(table_id)
+        if table is None:
+            return []
+        events = list(table.events)
+        return events if count is None else events[-count:] if count > 0 else []
+
+    async def table_for_chat(self, chat_key: str) -> str | None:
+        check_id("chat key", chat_key)
+        entry = self._chat(chat_key)
+        return None if entry is None else entry.table_id
+
+    async def tables_for_user(self, user_key: str) -> set[str]:
+        check_id("user key", user_key)
+        return {t for t in self._users.get(user_key, ()) if self._live(t) is not None}
+
+    # --- deadlines ----------------------------------------------------------------------------------
+
+    async def set_deadline(self, table_id: str, when: float, token: str) -> None:
+        check_id("table id", table_id)
+        self._deadlines[table_id] = Deadline(when, token)
+
+    async def clear_deadline(self, table_id: str, token: str | None = None) -> bool:
+        current = self._deadlines.get(table_id)
+        if current is None or (token is not None and current.token != token):
+            return False
+        del self._deadlines[table_id]
+        return True
+
+    async def claim_due(
+        self, limit: int, now: float | None = None, *, lease_seconds: float | None = None
+    ) -> list[tuple[str, str]]:
+        at = self._now(now)
+        due = sorted((d.when, table_id) for table_id, d in self._deadlines.items() if d.when <= at)
+        claimed: list[tuple[str, str]] = []
+        for _, table_id in due[: max(limit, 0)]:
+            token = self._deadlines[table_id].token
+            if lease_seconds is None:
+                del self._deadlines[table_id]
+            else:
+                self._deadlines[table_id] = Deadline(at + lease_seconds, token)
+            claimed.append((table_id, token))
+        return claimed
+
+    async def next_deadline(self) -> float | None:
+        return min((d.when for d in self._deadlines.values()), default=None)
+
+    # --- statistics and ratings ---------------------------------------------------------------------
+
+    async def add_stats(self, scope_key: str, fields: Mapping[str, float]) -> None:
+        check_id("stats scope", scope_key)
+        if not fields:
+            return
+        counters = self._stats.setdefault(scope_key, {})
+        for name, value in fields.items():
+            counters[name] = counters.get(name, 0.0) + float(value)
+
+    async def get_stats(self, scope_key: str) -> dict[str, float]:
+        return dict(self._stats.get(scope_key, {}))
+
+    async def set_rating(self, board_key: str, member: str, rating: float) -> None:
+        check_id("board key", board_key)
+        self._boards.setdefault(board_key, {})[member] = float(rating)
+
+    async def get_rating(self, board_key: str, member: str) -> float | None:
+        return self._boards.get(board_key, {}).get(member)
+
+    async def top(self, board_key: str, n: int) -> list[tuple[str, float]]:
+        if n <= 0:
+            return []
+        board = self._boards.get(board_key, {})
+        ranked = sorted(board.items(), key=lambda item: (item[1], item[0].encode()), reverse=True)
+        return ranked[:n]
+
+    # --- send budget --------------------------------------------------------------------------------
+
+    async def acquire_sends(self, buckets: Sequence[SendBucket], now: float | None = None) -> float:
+        at = self._now(now)
+        checked = bucket_list(buckets)
+        wait = 0.0
+        for bucket in checked:
+            hold = self._holds.get(bucket.key)
+            if hold is not None:
+                if hold > at:
+                    wait = max(wait, hold - at)
+                else:
+                    del self._holds[bucket.key]
+            log = [t for t in self._sends.get(bucket.key, []) if t > at - bucket.window]
+            self._sends[bucket.key] = log
+            if len(log) >= bucket.limit:
+                wait = max(wait, log[len(log) - bucket.limit] + bucket.window - at)
+        if wait > 0:
+            return wait
+        for bucket in checked:
+            self._sends[bucket.key].append(at)
+            self._sends[bucket.key].sort()
+        return 0.0
+
+    async def hold_sends(self, bucket_key: str, seconds: float, now: float | None = None) -> None:
+        check_id("bucket key", bucket_key)
+        until = self._now(now) + seconds
+        self._holds[bucket_key] = max(self._holds.get(bucket_key, until), until)
+
+    # --- plumbing -----------------------------------------------------------------------------------
+
+    async def ping(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+    @property
+    def round_trips(self) -> int:
+        return 0

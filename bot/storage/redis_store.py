@@ -1,0 +1,468 @@
+"""The Redis store: what several bot processes share in production.
+
+Every change that must be atomic is one Lua script (EVALSHA, falling back to EVAL once after NOSCRIPT,
+e.g. after a Redis restart), so a save costs one round trip and no lock or WATCH is ever held while
+the service talks to a chat platform.
+
+Standalone Redis (`cluster_safe=False`, the default): a save's script writes the document, version, TTL,
+stream entry, chat index, user indexes and deadline together; always 1 round trip.
+
+Redis Cluster (`cluster_safe=True`): a script may only touch keys of one hash slot. The save script then
+writes table, stream and, when the chat key tags the same slot (the service uses the chat key as the
+table id, so it does), the chat index; user indexes, the deadline and a chat index in another slot follow
+in one pipeline after the compare-and-set succeeded (2 round trips for such saves, the second fanned out
+per node). That second step is idempotent but not atomic with the first: a process dying between the
+two leaves the table without its new deadline or index entries, which a periodic sweep must repair.
+
+Connection trouble (refused, reset, timeout, loading, read-only replica after failover, cluster down)
+surfaces as `StorageUnavailable` after the client's own retries; the client reconnects by itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import uuid
+from collections.abc import AsyncIterator, Collection, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Final
+
+from redis import exceptions as rx
+from redis.asyncio import Redis, RedisCluster
+from redis.asyncio.connection import BlockingConnectionPool
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialWithJitterBackoff
+
+from bot.storage.base import (
+    DEFAULT_STREAM_MAXLEN,
+    Deadline,
+    SendBucket,
+    StorageUnavailable,
+    Store,
+    StoredTable,
+    VersionConflict,
+    bucket_list,
+    check_id,
+)
+from bot.storage.counting import RoundTripCounter, counting_connection_class
+from bot.storage.keys import KeyLayout
+
+__all__ = ["RedisStore"]
+
+_UNAVAILABLE: Final = (
+    rx.ConnectionError,  # includes BusyLoadingError (LOADING after a restart with persistence)
+    rx.TimeoutError,
+    rx.ReadOnlyError,  # a replica promoted/demoted under us
+    rx.ClusterDownError,  # includes MasterDownError
+    rx.TryAgainError,
+    OSError,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Script:
+    name: str
+    source: str
+    sha: str
+
+    @classmethod
+    def named(cls, name: str) -> _Script:
+        source = resources.files("bot.storage").joinpath("lua", f"{name}.lua").read_text("utf-8")
+        return cls(name, source, hashlib.sha1(source.encode()).hexdigest())
+
+
+_SAVE = _Script.named("save")
+_DELETE = _Script.named("delete")
+_DEADLINE = _Script.named("deadline")
+_CLAIM = _Script.named("claim")
+_SENDS = _Script.named("sends")
+_HOLD = _Script.named("hold")
+_STATS = _Script.named("stats")
+_CHAT_UNLINK = _Script.named("chat_unlink")
+
+
+def _num(value: float) -> str:
+    """A float as Redis reads it back exactly (shortest round-trip repr)."""
+    return repr(float(value))
+
+
+def _ms(seconds: float) -> int:
+    return max(1, round(seconds * 1000))
+
+
+@contextmanager
+def _guard() -> Iterator[None]:
+    try:
+        yield
+    except _UNAVAILABLE as exc:
+        raise StorageUnavailable(f"redis unavailable: {exc}") from exc
+
+
+class RedisStore(Store):
+    """`Store` on Redis. Build it with `RedisStore.from_url`, which configures reconnects and counting."""
+
+    def __init__(
+        self,
+        client: Redis | RedisCluster,
+        *,
+        prefix: str = "thousand",
+        cluster_safe: bool = False,
+        stream_maxlen: int = DEFAULT_STREAM_MAXLEN,
+        counter: RoundTripCounter | None = None,
+        max_in_flight: int = 64,
+    ) -> None:
+        """`client` must decode responses (`decode_responses=True`). `cluster_safe`: keep every script call
+        within one hash slot (required with a `RedisCluster` client; works on a standalone server too).
+        `counter` is the one the client's connections increment (see `from_url`); without it `round_trips`
+        stays 0. `max_in_flight` bounds concurrent requests through a cluster client."""
+        self._r = client
+        self.keys = KeyLayout(prefix)
+        self._cluster = cluster_safe
+        self._stream_maxlen = stream_maxlen
+        self._counter = counter or RoundTripCounter()
+        # redis-py's asyncio RedisCluster breaks connections when its first commands run concurrently
+        # with its lazy topology discovery (seen with redis-py 8.1), so discover once, before any use;
+        # and its node pools raise instead of waiting when full, so gate the requests in flight.
+        self._ready = not isinstance(client, RedisCluster)
+        self._ready_lock = asyncio.Lock()
+        self._gate = None if self._ready else asyncio.Semaphore(max_in_flight)
+
+    @classmethod
+    def from_url(
+        cls,
+        url: str,
+        *,
+        prefix: str = "thousand",
+        cluster: bool = False,
+        cluster_safe: bool | None = None,
+        stream_maxlen: int = DEFAULT_STREAM_MAXLEN,
+        socket_timeout: float = 2.0,
+        connect_timeout: float = 1.0,
+        retries: int = 3,
+        backoff_base: float = 0.05,
+        backoff_cap: float = 0.5,
+        health_check_interval: int = 15,
+        max_connections: int = 64,
+        pool_timeout: float = 5.0,
+    ) -> RedisStore:
+        """A store on `url`; `cluster=True` for a Redis Cluster (then `cluster_safe` defaults to True).
+
+        The client retries with jittered exponential backoff (so a failing call
+        gives up after roughly `retries * backoff_cap` seconds), pings idle connections before use, keeps
+        TCP keepalive on, and counts round trips."""
+        counter = RoundTripCounter()
+        retry = Retry(ExponentialWithJitterBackoff(base=backoff_base, cap=backoff_cap), retries)
+        options: dict[str, Any] = {
+            "decode_responses": True,
+            "socket_timeout": socket_timeout,
+            "socket_connect_timeout": connect_timeout,
+            "socket_keepalive": True,
+            "health_check_interval": health_check_interval,
+            "retry": retry,
+        }
+        client: Redis | RedisCluster
+        if cluster:
+            from redis.asyncio.connection import Connection
+
+            options["connection_class"] = counting_connection_class(Connection, counter)
+            client = RedisCluster.from_url(url, max_connections=max_connections, **options)
+        else:
+            # A burst beyond `max_connections` waits up to `pool_timeout` for a free connection.
+            pool = BlockingConnectionPool.from_url(
+                url, max_connections=max_connections, timeout=pool_timeout, **options
+            )
+            pool.connection_class = counting_connection_class(pool.connection_class, counter)
+            client = Redis.from_pool(pool)
+        return cls(
+            client,
+            prefix=prefix,
+            cluster_safe=cluster if cluster_safe is None else cluster_safe,
+            stream_maxlen=stream_maxlen,
+            counter=counter,
+            max_in_flight=max_connections,
+        )
+
+    @property
+    def round_trips(self) -> int:
+        return self._counter.count
+
+    # --- plumbing -----------------------------------------------------------------------------------
+
+    @asynccontextmanager
+    async def _session(self) -> AsyncIterator[None]:
+        """Around every request: map connection trouble to `StorageUnavailable`; for a cluster client,
+        discover the topology first and bound the requests in flight (its per-node pools do not wait
+        for a free connection, they fail)."""
+        with _guard():
+            if self._gate is None:
+                yield
+                return
+            if not self._ready:
+                async with self._ready_lock:
+                    if not self._ready and isinstance(self._r, RedisCluster):
+                        await self._r.initialize()
+                    self._ready = True
+            async with self._gate:
+                yield
+
+    async def _call(self, *args: Any) -> Any:
+        async with self._session():
+            return await self._r.execute_command(*args)
+
+    async def _script(self, script: _Script, keys: Sequence[str], args: Sequence[Any]) -> Any:
+        async with self._session():
+            try:
+                return await self._r.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
+            except rx.NoScriptError:
+                # The server forgot its script cache (restart, failover, SCRIPT FLUSH): EVAL caches it again.
+                return await self._r.execute_command("EVAL", script.source, len(keys), *keys, *args)
+
+    async def _pipeline(self, commands: Sequence[Sequence[Any]]) -> list[Any]:
+        async with self._session():
+            pipe = self._r.pipeline(transaction=False)
+            for command in commands:
+                pipe.execute_command(*command)
+            result: list[Any] = await pipe.execute()
+            return result
+
+    async def ping(self) -> None:
+        await self._call("PING")
+
+    async def close(self) -> None:
+        await self._r.aclose()
+
+    def _same_slot(self, a: str, b: str) -> bool:
+        return not self._cluster or KeyLayout.slot(a) == KeyLayout.slot(b)
+
+    # --- tables -------------------------------------------------------------------------------------
+
+    async def load(self, table_id: str) -> StoredTable | None:
+        check_id("table id", table_id)
+        version, document = await self._call("HMGET", self.keys.table(table_id), "v", "d")
+        if version is None or document is None:
+            return None
+        return StoredTable(table_id, int(version), document)
+
+    async def save(
+        self,
+        table_id: str,
+        expected_version: int,
+        document: str,
+        *,
+        ttl_seconds: float,
+        event: str | None = None,
+        chat_key: str | None = None,
+        users_added: Collection[str] = (),
+        users_removed: Collection[str] = (),
+        deadline: Deadline | None = None,
+        drop_deadline: bool = False,
+    ) -> int:
+        check_id("table id", table_id)
+        if ttl_seconds <= 0:
+            raise ValueError("ttl_seconds must be positive")
+        if deadline is not None and drop_deadline:
+            raise ValueError("give a deadline or drop it, not both")
+        for user in (*users_added, *users_removed):
+            check_id("user key", user)
+        if chat_key is not None:
+            check_id("chat key", chat_key)
+        k = self.keys
+        table_key = k.table(table_id)
+        ttl = _ms(ttl_seconds)
+        chat_inline = chat_key is not None and self._same_slot(table_key, k.chat(chat_key))
+        rest_inline = not self._cluster
+        keys = [table_key, k.stream(table_id)]
+        if chat_inline and chat_key is not None:
+            keys.append(k.chat(chat_key))
+        mode = ""
+        if rest_inline and (deadline is not None or drop_deadline):
+            mode = "set" if deadline is not None else "drop"
+            keys += [k.deadlines(), k.deadline_tokens()]
+        added = list(users_added) if rest_inline else []
+        removed = list(users_removed) if rest_inline else []
+        keys += [k.user(u) for u in added] + [k.user(u) for u in removed]
+        args = [
+            expected_version,
+            document,
+            uuid.uuid4().hex,
+            ttl,
+            "0" if event is None else "1",
+            event or "",
+            self._stream_maxlen,
+            table_id,
+            "1" if chat_inline else "0",
+            mode,
+            _num(deadline.when) if deadline is not None else "",
+            deadline.token if deadline is not None else "",
+            len(added),
+            len(removed),
+        ]
+        ok, version = await self._script(_SAVE, keys, args)
+        if not int(ok):
+            raise VersionConflict(table_id, expected_version, int(version))
+        follow_up: list[list[Any]] = []
+        if chat_key is not None and not chat_inline:
+            follow_up.append(["SET", k.chat(chat_key), table_id, "PX", ttl])
+        if not rest_inline:
+            if deadline is not None:
+                follow_up.append(["HSET", k.deadline_tokens(), table_id, deadline.token])
+                follow_up.append(["ZADD", k.deadlines(), _num(deadline.when), table_id])
+            elif drop_deadline:
+                follow_up.append(["ZREM", k.deadlines(), table_id])
+                follow_up.append(["HDEL", k.deadline_tokens(), table_id])
+            follow_up += [["SADD", k.user(u), table_id] for u in users_added]
+            follow_up += [["SREM", k.user(u), table_id] for u in users_removed]
+        if follow_up:
+            await self._pipeline(follow_up)
+        return int(version)
+
+    async def delete(
+        self,
+        table_id: str,
+        *,
+        expected_version: int | None = None,
+        chat_key: str | None = None,
+        user_keys: Collection[str] = (),
+    ) -> bool:
+        check_id("table id", table_id)
+        k = self.keys
+        table_key = k.table(table_id)
+        chat_inline = chat_key is not None and self._same_slot(table_key, k.chat(chat_key))
+        rest_inline = not self._cluster
+        keys = [table_key, k.stream(table_id)]
+        if chat_inline and chat_key is not None:
+            keys.append(k.chat(chat_key))
+        if rest_inline:
+            keys += [k.deadlines(), k.deadline_tokens()]
+        users = list(user_keys) if rest_inline else []
+        keys += [k.user(u) for u in users]
+        args = [
+            "" if expected_version is None else expected_version,
+            table_id,
+            "1" if chat_inline else "0",
+            "1" if rest_inline else "0",
+            len(users),
+        ]
+        ok, result = await self._script(_DELETE, keys, args)
+        if not int(ok):
+            raise VersionConflict(table_id, expected_version or 0, int(result))
+        if not rest_inline:
+            await self.clear_deadline(table_id)
+            follow_up: list[list[Any]] = [["SREM", k.user(u), table_id] for u in user_keys]
+            if follow_up:
+                await self._pipeline(follow_up)
+        if chat_key is not None and not chat_inline:
+            # Compare-and-delete within the chat key's own slot.
+            await self._script(_CHAT_UNLINK, [k.chat(chat_key)], [table_id])
+        return bool(int(result))
+
+    async def read_events(self, table_id: str, count: int | None = None) -> list[str]:
+        check_id("table id", table_id)
+        stream = self.keys.stream(table_id)
+        if count is None:
+            entries = await self._call("XRANGE", stream, "-", "+")
+        elif count <= 0:
+            return []
+        else:
+            entries = list(reversed(await self._call("XREVRANGE", stream, "+", "-", "COUNT", count)))
+        return [fields["e"] for _, fields in entries]
+
+    async def table_for_chat(self, chat_key: str) -> str | None:
+        check_id("chat key", chat_key)
+        result: str | None = await self._call("GET", self.keys.chat(chat_key))
+        return result
+
+    async def tables_for_user(self, user_key: str) -> set[str]:
+        check_id("user key", user_key)
+        members = sorted(await self._call("SMEMBERS", self.keys.user(user_key)))
+        if not members:
+            return set()
+        # Table keys live in other slots: check them in one pipeline (fanned out per node in a cluster).
+        exists = await self._pipeline([["EXISTS", self.keys.table(t)] for t in members])
+        return {t for t, alive in zip(members, exists, strict=True) if int(alive)}
+
+    # --- deadlines ----------------------------------------------------------------------------------
+
+    async def set_deadline(self, table_id: str, when: float, token: str) -> None:
+        check_id("table id", table_id)
+        keys = [self.keys.deadlines(), self.keys.deadline_tokens()]
+        await self._script(_DEADLINE, keys, ["set", table_id, _num(when), token])
+
+    async def clear_deadline(self, table_id: str, token: str | None = None) -> bool:
+        check_id("table id", table_id)
+        keys = [self.keys.deadlines(), self.keys.deadline_tokens()]
+        removed = await self._script(_DEADLINE, keys, ["clear", table_id, "", token or ""])
+        return bool(int(removed))
+
+    async def claim_due(
+        self, limit: int, now: float | None = None, *, lease_seconds: float | None = None
+    ) -> list[tuple[str, str]]:
+        if limit <= 0:
+            return []
+        keys = [self.keys.deadlines(), self.keys.deadline_tokens()]
+        args = ["" if now is None else _num(now), limit, "" if lease_seconds is None else _num(lease_seconds)]
+        flat = await self._script(_CLAIM, keys, args)
+        return [(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
+
+    async def next_deadline(self) -> float | None:
+        first = await self._call("ZRANGE", self.keys.deadlines(), 0, 0, "WITHSCORES")
+        if not first:
+            return None
+        # redis-py may or may not pair the reply up depending on protocol; accept both shapes.
+        score = first[0][1] if isinstance(first[0], list | tuple) else first[1]
+        return float(score)
+
+    # --- statistics and ratings ---------------------------------------------------------------------
+
+    async def add_stats(self, scope_key: str, fields: Mapping[str, float]) -> None:
+        check_id("stats scope", scope_key)
+        if not fields:
+            return
+        args: list[str] = []
+        for name, value in fields.items():
+            args += [name, _num(value)]
+        await self._script(_STATS, [self.keys.stats(scope_key)], args)
+
+    async def get_stats(self, scope_key: str) -> dict[str, float]:
+        check_id("stats scope", scope_key)
+        raw: Mapping[str, str] = await self._call("HGETALL", self.keys.stats(scope_key))
+        return {name: float(value) for name, value in raw.items()}
+
+    async def set_rating(self, board_key: str, member: str, rating: float) -> None:
+        check_id("board key", board_key)
+        await self._call("ZADD", self.keys.board(board_key), _num(rating), member)
+
+    async def get_rating(self, board_key: str, member: str) -> float | None:
+        check_id("board key", board_key)
+        score = await self._call("ZSCORE", self.keys.board(board_key), member)
+        return None if score is None else float(score)
+
+    async def top(self, board_key: str, n: int) -> list[tuple[str, float]]:
+        check_id("board key", board_key)
+        if n <= 0:
+            return []
+        flat = await self._call("ZREVRANGE", self.keys.board(board_key), 0, n - 1, "WITHSCORES")
+        if flat and isinstance(flat[0], list | tuple):
+            return [(m, float(s)) for m, s in flat]
+        return [(flat[i], float(flat[i + 1])) for i in range(0, len(flat), 2)]
+
+    # --- send budget --------------------------------------------------------------------------------
+
+    async def acquire_sends(self, buckets: Sequence[SendBucket], now: float | None = None) -> float:
+        checked = bucket_list(buckets)
+        keys: list[str] = []
+        args: list[Any] = ["" if now is None else _num(now), uuid.uuid4().hex]
+        for bucket in checked:
+            keys += [self.keys.send_log(bucket.key), self.keys.send_hold(bucket.key)]
+            args += [bucket.limit, _num(bucket.window)]
+        wait = await self._script(_SENDS, keys, args)
+        return max(0.0, float(wait))
+
+    async def hold_sends(self, bucket_key: str, seconds: float, now: float | None = None) -> None:
+        check_id("bucket key", bucket_key)
+        if seconds <= 0:
+            return
+        args = ["" if now is None else _num(now), _num(seconds)]
+        await self._script(_HOLD, [self.keys.send_hold(bucket_key)], args)
