@@ -1,0 +1,539 @@
+"""The Discord fake, proven with the real discord.py client (slash commands, autocomplete, dynamic buttons,
+ephemeral replies, deferrals, deadlines, DMs, rate limits, validation, resume, sharding)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import re
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import aiohttp
+import discord
+import pytest
+from discord import app_commands
+from fakes.discord import (
+    FakeChannel,
+    FakeDiscord,
+    FakeDiscordConfig,
+    FakeGuild,
+    FakeUsageError,
+    FakeUser,
+    connect_client,
+)
+from fakes.discord import permissions as perms
+from fakes.discord.snowflake import shard_for_guild
+
+API = "https://discord.com/api/v10"
+
+
+class SeatButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"t:(?P<table>\d+):v(?P<version>\d+):seat"
+):
+    """A button whose custom_id carries a table id and version, like the adapter's."""
+
+    def __init__(self, table: int, version: int) -> None:
+        super().__init__(discord.ui.Button(label="Take seat", custom_id=f"t:{table}:v{version}:seat"))
+        self.table = table
+        self.version = version
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> SeatButton:
+        return cls(int(match["table"]), int(match["version"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        bot = interaction.client
+        assert isinstance(bot, ThousandBot)
+        bot.seen.append(("seat", interaction.user.id, self.table, self.version))
+        await interaction.response.send_message(f"seated at {self.table} (v{self.version})", ephemeral=True)
+
+
+class TableView(discord.ui.View):
+    """A persistent view (timeout=None, fixed custom_id) that edits its own message."""
+
+    def __init__(self) -> None:
+        super().__init__(timeout=None)
+
+    @discord.ui.button(label="Refresh", custom_id="table:refresh")
+    async def refresh(self, interaction: discord.Interaction, button: discord.ui.Button[Any]) -> None:
+        bot = interaction.client
+        assert isinstance(bot, ThousandBot)
+        bot.seen.append(("refresh", interaction.user.id))
+        await interaction.response.edit_message(content="table refreshed", view=self)
+
+
+CARDS = ["QS", "QH", "KS", "AS", "TS", "9S"]
+
+
+class ThousandBot(discord.Client):
+    """A small bot shaped like ours: a ``/thousand`` group, dynamic buttons, a persistent view."""
+
+    def __init__(self, *, shard: bool = False, callback_delay: float = 0.0, **kwargs: Any) -> None:
+        super().__init__(intents=discord.Intents.default(), guild_ready_timeout=0.05, **kwargs)
+        self.tree = app_commands.CommandTree(self)
+        self.seen: list[tuple[Any, ...]] = []
+        self.errors: list[tuple[str, int, int]] = []
+        self.available: list[int] = []
+        self.callback_delay = callback_delay
+        self.tree.add_command(self._thousand())
+
+    async def setup_hook(self) -> None:
+        self.add_dynamic_items(SeatButton)
+        self.add_view(TableView())
+
+    async def on_guild_available(self, guild: discord.Guild) -> None:
+        self.available.append(guild.id)
+
+    def _thousand(self) -> app_commands.Group:
+        group = app_commands.Group(name="thousand", description="Play 1000")
+        # Discord only honours default_member_permissions on top-level commands, so admin is its own group.
+        admin = app_commands.Group(
+            name="thousand-admin",
+            description="Table admin",
+            default_permissions=discord.Permissions(manage_guild=True),
+        )
+        self.tree.add_command(admin)
+
+        @group.command(name="play", description="Play a card")
+        @app_commands.describe(card="The card to play")
+        async def play(interaction: discord.Interaction, card: str) -> None:
+            self.seen.append(("play", interaction.user.id, card, interaction.guild_id))
+            await interaction.response.send_message(f"{interaction.user.name} played {card}")
+
+        @play.autocomplete("card")
+        async def play_card(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+            return [app_commands.Choice(name=c, value=c) for c in CARDS if c.startswith(current.upper())]
+
+        @group.command(name="bid", description="Bid")
+        async def bid(interaction: discord.Interaction, amount: app_commands.Range[int, 100, 400]) -> None:
+            self.seen.append(("bid", amount))
+            await interaction.response.send_message(f"bid {amount}")
+
+        @group.command(name="hand", description="Show my hand")
+        async def hand(interaction: discord.Interaction) -> None:
+            await interaction.response.send_message("Your hand: QS KS", ephemeral=True)
+
+        @group.command(name="think", description="Deferred answer")
+        async def think(interaction: discord.Interaction) -> None:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            await asyncio.sleep(0.05)
+            await interaction.followup.send("thought about it")
+            await interaction.followup.send("and one more thing")
+
+        @group.command(name="slow", description="Answers late")
+        async def slow(interaction: discord.Interaction) -> None:
+            await asyncio.sleep(self.callback_delay)
+            try:
+                await interaction.response.send_message("too late?")
+            except discord.HTTPException as exc:
+                self.errors.append(("slow", exc.status, exc.code))
+
+        @group.command(name="ack", description="Acknowledge")
+        async def ack(interaction: discord.Interaction) -> None:
+            await asyncio.sleep(self.callback_delay)
+            try:
+                await interaction.response.send_message("acknowledged")
+            except discord.HTTPException as exc:
+                self.errors.append(("ack", exc.status, exc.code))
+
+        @group.command(name="dm", description="DM my hand")
+        async def dm(interaction: discord.Interaction) -> None:
+            try:
+                await interaction.user.send("Your hand: AS TS")
+            except discord.Forbidden as exc:
+                self.errors.append(("dm", exc.status, exc.code))
+                await interaction.response.send_message("Open your DMs", ephemeral=True)
+            else:
+                await interaction.response.send_message("Sent!", ephemeral=True)
+
+        @group.command(name="table", description="Open a table")
+        async def table(interaction: discord.Interaction, table_id: int) -> None:
+            view = TableView()
+            view.add_item(SeatButton(table_id, 1))
+            await interaction.response.send_message(f"Table {table_id}", view=view)
+
+        @admin.command(name="reset", description="Reset the table")
+        async def reset(interaction: discord.Interaction) -> None:
+            self.seen.append(("reset", interaction.permissions.manage_guild))
+            await interaction.response.send_message("reset", ephemeral=True)
+
+        return group
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeDiscord]:
+    async with FakeDiscord() as server:
+        yield server
+
+
+def world(fake: FakeDiscord) -> tuple[FakeGuild, FakeUser, FakeUser, FakeChannel]:
+    alice = fake.add_user("alice")
+    bob = fake.add_user("bob")
+    guild = fake.add_guild("Card room")
+    guild.add_member(alice)
+    guild.add_member(bob)
+    channel = guild.add_text_channel("table-1")
+    return guild, alice, bob, channel
+
+
+async def test_ready_guild_available_and_commands_synced(fake: FakeDiscord) -> None:
+    guild, _alice, _bob, _channel = world(fake)
+    bot = ThousandBot()
+    async with connect_client(bot, fake):
+        assert bot.user is not None and bot.user.id == fake.bot_user.id
+        assert bot.application_id == fake.application_id
+        await fake.wait_until(lambda: guild.id in bot.available)
+        assert bot.get_guild(guild.id) is not None
+        synced = await bot.tree.sync()
+        assert sorted(c.name for c in synced) == ["thousand", "thousand-admin"]
+        fetched = await bot.tree.fetch_commands()
+        assert {c.id for c in fetched} == {c.id for c in synced}
+    stats = fake.gateway.stats
+    assert stats.identifies == 1 and stats.hosts == ["gateway.discord.gg"]
+    assert stats.heartbeats >= 1
+    registered = fake.commands.find(None, "thousand")
+    assert registered is not None
+    subs = {o["name"] for o in registered["options"]}
+    assert subs == {"play", "bid", "hand", "think", "slow", "ack", "dm", "table"}
+    admin = fake.commands.find(None, "thousand-admin")
+    assert admin is not None and admin["default_member_permissions"] == str(perms.MANAGE_GUILD)
+
+
+async def test_slash_options_and_autocomplete_reach_handlers(fake: FakeDiscord) -> None:
+    guild, alice, _bob, channel = world(fake)
+    async with connect_client(ThousandBot(), fake) as bot:
+        await bot.tree.sync()
+        played = await fake.slash(alice, channel, "thousand", "play", card="QS")
+        cb = await played.response()
+        assert cb.type == 4 and not cb.ephemeral
+        assert ("play", alice.id, "QS", guild.id) in bot.seen
+        [msg] = fake.messages(channel)
+        assert msg.content == "alice played QS"
+        assert msg.interaction_metadata is not None and msg.interaction_metadata["name"] == "thousand play"
+
+        typed = await fake.autocomplete(alice, channel, "thousand", "play", focused="card", card="q")
+        await typed.response()
+        assert [c["value"] for c in typed.choices] == ["QS", "QH"]
+
+        bid = await fake.slash(alice, channel, "thousand", "bid", amount=120)
+        await bid.response()
+        assert ("bid", 120) in bot.seen
+        with pytest.raises(FakeUsageError):  # The Discord client enforces min/max itself.
+            await fake.slash(alice, channel, "thousand", "bid", amount=50)
+        with pytest.raises(FakeUsageError):
+            await fake.slash(alice, channel, "thousand", "nonexistent")
+
+
+async def test_ephemeral_reply_visible_only_to_invoker(fake: FakeDiscord) -> None:
+    _guild, alice, bob, channel = world(fake)
+    async with connect_client(ThousandBot(), fake) as bot:
+        await bot.tree.sync()
+        it = await fake.slash(alice, channel, "thousand", "hand")
+        assert (await it.response()).ephemeral
+        original = await it.original_message()
+        assert original.content == "Your hand: QS KS" and original.ephemeral
+        assert fake.ephemerals(alice) == [original]
+        assert fake.ephemerals(bob) == []
+        assert fake.messages(channel) == []
+        assert original not in fake.visible_to(bob, channel)
+        assert original in fake.visible_to(alice, channel)
+        text_channel = bot.get_channel(channel.id)
+        assert isinstance(text_channel, discord.TextChannel)
+        with pytest.raises(discord.NotFound) as info:  # Ephemeral messages are not channel messages.
+            await text_channel.fetch_message(original.id)
+        assert info.value.code == 10008
+
+
+async def test_deferred_response_then_followups(fake: FakeDiscord) -> None:
+    _guild, alice, _bob, channel = world(fake)
+    async with connect_client(ThousandBot(), fake) as bot:
+        await bot.tree.sync()
+        it = await fake.slash(alice, channel, "thousand", "think")
+        cb = await it.response()
+        assert cb.type == 5 and cb.ephemeral
+        original = await it.original_message()  # The first followup replaces the "thinking" message.
+        assert original.content == "thought about it" and original.ephemeral and not original.loading
+        [extra] = await it.wait_followups(1)
+        # Later followups are independent messages: this one did not ask to be ephemeral.
+        assert extra.content == "and one more thing" and not extra.ephemeral
+        assert fake.ephemerals(alice) == [original]
+        assert fake.messages(channel) == [extra]
+        assert it.errors == []
+
+
+async def test_callback_after_three_seconds_is_unknown_interaction(fake: FakeDiscord) -> None:
+    assert fake.config.interaction_deadline == 3.0  # Discord's default, exercised for real here.
+    _guild, alice, _bob, channel = world(fake)
+    async with connect_client(ThousandBot(callback_delay=3.2), fake) as bot:
+        await bot.tree.sync()
+        it = await fake.slash(alice, channel, "thousand", "slow")
+        err = await it.wait_error(timeout=6)
+        assert (err.status, err.code, err.message) == (404, 10062, "Unknown interaction")
+        await fake.wait_until(lambda: bool(bot.errors))
+        assert bot.errors == [("slow", 404, 10062)]  # discord.py raised NotFound.
+        assert not it.acknowledged and fake.messages(channel) == []
+
+
+async def test_second_acknowledgement_is_rejected(fake: FakeDiscord) -> None:
+    _guild, alice, _bob, channel = world(fake)
+    # Two instances of the bot on the same token both receive the interaction; only one may answer.
+    first, second = ThousandBot(), ThousandBot(callback_delay=0.2)
+    async with connect_client(first, fake), connect_client(second, fake):
+        await first.tree.sync()
+        it = await fake.slash(alice, channel, "thousand", "ack")
+        await it.response()
+        await fake.wait_until(lambda: bool(second.errors))
+        assert second.errors == [("ack", 400, 40060)]
+        assert first.errors == []
+        assert [e.code for e in it.errors] == [40060]
+        assert [m.content for m in fake.messages(channel)] == ["acknowledged"]
+
+
+async def test_dm_to_user_with_closed_dms_is_forbidden(fake: FakeDiscord) -> None:
+    _guild, alice, bob, channel = world(fake)
+    fake.close_dms(bob)
+    async with connect_client(ThousandBot(), fake) as bot:
+        await bot.tree.sync()
+        it = await fake.slash(bob, channel, "thousand", "dm")
+        assert (await it.original_message()).content == "Open your DMs"
+        assert bot.errors == [("dm", 403, 50007)]
+        assert fake.dms(bob) == []
+
+        it = await fake.slash(alice, channel, "thousand", "dm")
+        assert (await it.original_message()).content == "Sent!"
+        assert [m.content for m in fake.dms(alice)] == ["Your hand: AS TS"]
+
+
+async def test_button_press_reaches_dynamic_item_after_restart(fake: FakeDiscord) -> None:
+    _guild, alice, bob, channel = world(fake)
+    async with connect_client(ThousandBot(), fake) as bot:
+        await bot.tree.sync()
+        opened = await fake.slash(alice, channel, "thousand", "table", table_id=42)
+        table_msg = await opened.original_message()
+    assert table_msg.custom_ids() == ["table:refresh", "t:42:v1:seat"]
+
+    async with connect_client(ThousandBot(), fake) as restarted:  # New process, same Discord.
+        press = await fake.press(bob, table_msg, "t:42:v1:seat")
+        reply = await press.original_message()
+        assert reply.content == "seated at 42 (v1)" and reply.visible_to is bob
+        assert reply.interaction_metadata is not None
+        assert reply.interaction_metadata["interacted_message_id"] == str(table_msg.id)
+        assert ("seat", bob.id, 42, 1) in restarted.seen
+
+        refresh = await fake.press(alice, table_msg, "table:refresh")
+        assert (await refresh.response()).type == 7
+        assert table_msg.content == "table refreshed"
+        assert [v.content for v in table_msg.history] == ["Table 42"]
+        assert table_msg.edited_timestamp is not None
+    assert fake.gateway.stats.identifies == 2
+
+
+async def test_over_limit_channel_sends_are_delayed_not_lost(fake: FakeDiscord) -> None:
+    _guild, _alice, _bob, channel = world(fake)
+    fake.ratelimits.set_route_limit("POST /channels/{channel_id}/messages", 4, 0.5)
+    async with connect_client(ThousandBot(), fake) as bot:
+        target = bot.get_channel(channel.id)
+        assert isinstance(target, discord.TextChannel)
+        started = time.monotonic()
+        await asyncio.gather(*(target.send(f"line {i}") for i in range(12)))
+        elapsed = time.monotonic() - started
+    assert sorted(m.content for m in fake.messages(channel)) == sorted(f"line {i}" for i in range(12))
+    assert elapsed >= 1.0  # Three windows of 4 messages: discord.py waited for the bucket to reset.
+    assert fake.rate_limited_count <= 2
+    ok = fake.responses(status=200, route="POST /channels/{channel_id}/messages")
+    assert len(ok) == 12
+
+
+async def test_429_body_and_headers_match_discord(fake: FakeDiscord) -> None:
+    _guild, _alice, _bob, channel = world(fake)
+    fake.ratelimits.set_route_limit("POST /channels/{channel_id}/messages", 1, 30.0)
+    url = f"{API}/channels/{channel.id}/messages"
+    async with fake.session() as http:
+        async with http.post(url, json={"content": "one"}, headers=fake.auth_header) as resp:
+            assert resp.status == 200
+            assert resp.headers["X-RateLimit-Limit"] == "1" and resp.headers["X-RateLimit-Remaining"] == "0"
+            assert float(resp.headers["X-RateLimit-Reset-After"]) > 29
+            assert resp.headers["X-RateLimit-Bucket"]
+        async with http.post(url, json={"content": "two"}, headers=fake.auth_header) as resp:
+            assert resp.status == 429
+            body = await resp.json()
+            assert body["global"] is False and 29 < body["retry_after"] <= 30
+            assert resp.headers["Via"] and resp.headers["X-RateLimit-Scope"] == "user"
+        async with http.get(f"{API}/users/@me") as resp:
+            assert resp.status == 401 and (await resp.json())["message"] == "401: Unauthorized"
+    assert fake.rate_limited_count == 1
+
+
+async def test_component_and_content_validation_gives_50035(fake: FakeDiscord) -> None:
+    _guild, _alice, _bob, channel = world(fake)
+    # Rejected requests count against the bucket too; give this test room for its six.
+    fake.ratelimits.set_route_limit("POST /channels/{channel_id}/messages", 20, 5.0)
+    async with connect_client(ThousandBot(), fake) as bot:
+        target = bot.get_channel(channel.id)
+        assert isinstance(target, discord.TextChannel)
+        view = discord.ui.View()
+        view.add_item(discord.ui.Button(label="ok", custom_id="x" * 101))
+        with pytest.raises(discord.HTTPException) as info:
+            await target.send("too long id", view=view)
+        assert info.value.status == 400 and info.value.code == 50035
+        assert "components.0.components.0.custom_id" in info.value.text
+        with pytest.raises(discord.HTTPException) as info:
+            await target.send("x" * 2001)
+        assert info.value.code == 50035 and "content" in info.value.text
+        with pytest.raises(discord.HTTPException) as info:
+            await target.send(
+                embed=discord.Embed(description="d" * 4000, title="t" * 250)
+                .add_field(name="n", value="v" * 1024)
+                .add_field(name="m", value="w" * 1000)
+            )
+        assert info.value.code == 50035 and "6000" in info.value.text
+    assert fake.messages(channel) == []
+
+    rows = [
+        {"type": 1, "components": [{"type": 2, "style": 1, "label": str(i), "custom_id": f"b{i}"}]}
+        for i in range(6)
+    ]
+    six_buttons = [{"type": 2, "style": 2, "label": "b", "custom_id": f"c{i}"} for i in range(6)]
+    async with fake.session() as http:
+        url = f"{API}/channels/{channel.id}/messages"
+        async with http.post(url, json={"components": rows}, headers=fake.auth_header) as resp:
+            body = await resp.json()
+            assert resp.status == 400 and body["code"] == 50035 and body["message"] == "Invalid Form Body"
+            assert body["errors"]["components"]["_errors"][0]["code"] == "BASE_TYPE_MAX_LENGTH"
+        payload = {"content": "x", "components": [{"type": 1, "components": six_buttons}]}
+        async with http.post(url, json=payload, headers=fake.auth_header) as resp:
+            body = await resp.json()
+            assert (
+                body["errors"]["components"]["0"]["components"]["_errors"][0]["code"]
+                == "BASE_TYPE_MAX_LENGTH"
+            )
+        async with http.post(url, json={"content": ""}, headers=fake.auth_header) as resp:
+            assert (await resp.json())["code"] == 50006
+
+
+async def test_attachments_edits_and_deletes_through_the_client(fake: FakeDiscord) -> None:
+    _guild, _alice, _bob, channel = world(fake)
+    async with connect_client(ThousandBot(), fake) as bot:
+        target = bot.get_channel(channel.id)
+        assert isinstance(target, discord.TextChannel)
+        sent = await target.send("score", file=discord.File(io.BytesIO(b"PNGDATA"), filename="score.png"))
+        assert sent.attachments[0].filename == "score.png"
+        assert await sent.attachments[0].read() == b"PNGDATA"  # Downloaded from the fake CDN.
+        await sent.edit(content="score (final)")
+        gone = await target.send("temporary")
+        await gone.delete()
+        [msg] = fake.messages(channel)
+        assert msg.content == "score (final)" and [v.content for v in msg.history] == ["score"]
+        assert msg.attachments[0].data == b"PNGDATA"
+        history = [m.content async for m in target.history(limit=10)]
+        assert history == ["score (final)"]
+
+
+async def test_interaction_token_expires_for_followups() -> None:
+    async with FakeDiscord(FakeDiscordConfig(token_ttl=0.3)) as fake:
+        _guild, alice, _bob, channel = world(fake)
+        async with connect_client(ThousandBot(), fake) as bot:
+            await bot.tree.sync()
+            it = await fake.slash(alice, channel, "thousand", "hand")
+            await it.response()
+            await asyncio.sleep(0.4)
+            async with fake.session() as http:
+                url = f"{API}/webhooks/{fake.application_id}/{it.token}"
+                async with http.post(url, json={"content": "late"}) as resp:
+                    assert resp.status == 401 and (await resp.json())["code"] == 50027
+
+
+async def test_default_member_permissions_gate_admin_commands(fake: FakeDiscord) -> None:
+    guild, alice, bob, channel = world(fake)
+    managers = guild.add_role("Managers", perms.MANAGE_GUILD)
+    carol = fake.add_user("carol")
+    guild.add_member(carol, roles=[managers])
+    async with connect_client(ThousandBot(), fake) as bot:
+        await bot.tree.sync()
+        with pytest.raises(FakeUsageError):
+            await fake.slash(bob, channel, "thousand-admin", "reset")
+        it = await fake.slash(carol, channel, "thousand-admin", "reset")
+        await it.response()
+        assert ("reset", True) in bot.seen
+        assert alice.id not in {s[1] for s in bot.seen if s[0] == "reset"}
+
+
+async def test_gateway_drop_resumes_on_resume_url(fake: FakeDiscord) -> None:
+    _guild, alice, _bob, channel = world(fake)
+    async with connect_client(ThousandBot(), fake) as bot:
+        await bot.tree.sync()
+        resumed = asyncio.ensure_future(bot.wait_for("resumed", timeout=10))
+        await fake.gateway.disconnect_all()
+        await resumed
+        it = await fake.slash(alice, channel, "thousand", "play", card="KS")
+        await it.response()
+    stats = fake.gateway.stats
+    assert stats.resumes == 1 and stats.identifies == 1
+    assert stats.hosts == ["gateway.discord.gg", "gateway-us-east1-b.discord.gg"]
+
+
+async def test_gateway_rejects_bad_token_with_4004_and_login_fails(fake: FakeDiscord) -> None:
+    gateway = "wss://gateway.discord.gg/?v=10&encoding=json"
+    async with fake.session() as http, http.ws_connect(gateway) as ws:
+        hello = await ws.receive_json()
+        assert hello["op"] == 10 and hello["d"]["heartbeat_interval"] == 41_250
+        await ws.send_json({"op": 1, "d": None})
+        assert (await ws.receive_json())["op"] == 11
+        await ws.send_json({"op": 2, "d": {"token": "nope", "intents": 513, "properties": {}}})
+        msg = await ws.receive()
+        assert msg.type == aiohttp.WSMsgType.CLOSE and msg.data == 4004
+    with pytest.raises(discord.LoginFailure):
+        async with connect_client(ThousandBot(), fake, token="wrong"):
+            pass
+
+
+async def test_shards_receive_their_own_guilds() -> None:
+    async with FakeDiscord(FakeDiscordConfig(recommended_shards=2)) as fake:
+        alice = fake.add_user("alice")
+        guilds = {}
+        for shard in (0, 1):
+            gid = next(g for g in range(1 << 22, 50 << 22, 1 << 22) if shard_for_guild(g, 2) == shard) + shard
+            g = fake.add_guild(f"shard {shard}", guild_id=gid)
+            g.add_member(alice)
+            guilds[shard] = (g, g.add_text_channel("t"))
+
+        class ShardedBot(discord.AutoShardedClient):
+            def __init__(self) -> None:
+                super().__init__(intents=discord.Intents.default(), guild_ready_timeout=0.05)
+                self.tree = app_commands.CommandTree(self)
+                self.shards_seen: list[int | None] = []
+
+                @self.tree.command(name="ping", description="Ping")
+                async def ping(interaction: discord.Interaction) -> None:
+                    self.shards_seen.append(interaction.guild.shard_id if interaction.guild else None)
+                    await interaction.response.send_message("pong")
+
+            async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+                return None  # Skip the 5 s spacing between IDENTIFYs.
+
+        async with connect_client(ShardedBot(), fake) as bot:
+            assert bot.shard_count == 2
+            await bot.tree.sync()
+            for shard in (0, 1):
+                guild, channel = guilds[shard]
+                assert bot.get_guild(guild.id) is not None
+                it = await fake.slash(alice, channel, "ping")
+                await it.response()
+            assert bot.shards_seen == [0, 1]
+            shard_ids = sorted((s.shard_id, s.shard_count) for s in fake.live_sessions())
+            assert shard_ids == [(0, 2), (1, 2)]
+
+
+async def test_injected_server_error_is_retried_by_discord_py(fake: FakeDiscord) -> None:
+    _guild, _alice, _bob, channel = world(fake)
+    async with connect_client(ThousandBot(), fake) as bot:
+        target = bot.get_channel(channel.id)
+        assert isinstance(target, discord.TextChannel)
+        fake.faults.fail(500, times=1, route="POST /channels/{channel_id}/messages")
+        await target.send("after a hiccup")
+    assert [r.status for r in fake.responses(route="POST /channels")] == [500, 200]
+    assert [m.content for m in fake.messages(channel)] == ["after a hiccup"]
