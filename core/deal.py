@@ -222,7 +222,11 @@ class DealState:
 
     ending: str
     choice: bool
-    """Marriages are declared by choice (cached from the rules: hot path)."""
+    """Marriages are declared by choice.  This and the next three are cached from the rules because
+    they are read on every card played."""
+    must_beat: bool
+    crawl_ok: bool
+    min_cards: int
 
     def copy(self) -> DealState:
         new = _blank_deal()
@@ -272,6 +276,9 @@ class DealState:
         new.last_winner = self.last_winner
         new.ending = self.ending
         new.choice = self.choice
+        new.must_beat = self.must_beat
+        new.crawl_ok = self.crawl_ok
+        new.min_cards = self.min_cards
         return new
 
     # ------------------------------------------------------------------ queries
@@ -318,7 +325,7 @@ class DealState:
         if self.tricks == 0 or self.trick or self.crawl or seat != self.leader:
             return -1
         hand = self.hands[seat]
-        if hand.bit_count() < self.rules.marriage_min_cards:
+        if hand.bit_count() < self.min_cards:
             return -1
         rank = c % 6
         suit = c // 6
@@ -343,7 +350,7 @@ class DealState:
         led = trick[0] // 6
         follow = hand & SUIT_MASKS[led]
         trump = self.trump
-        must_beat = self.rules.must_beat
+        must_beat = self.must_beat
         if follow:
             if not must_beat:
                 return follow
@@ -409,22 +416,14 @@ class DealState:
         if self.tricks:
             if not self.choice or not hand & _DECLARABLE:
                 return plays
-        elif not (self.rules.crawl and not self.crawl and seat == self.declarer and not hand & ACES):
-            return plays
-        out = list(plays)
-        if self.choice and self.tricks:
-            for c in cards_of(hand & _QK_ALL | (hand & ACES if self.rules.ace_marriage else 0)):
+            out = list(plays)
+            for c in cards_of(hand & _DECLARABLE):
                 if self.can_declare(seat, c) >= 0:
                     out.append(PLAYS_DECLARING[c])
-        if (
-            self.tricks == 0
-            and self.rules.crawl
-            and not self.crawl
-            and seat == self.declarer
-            and not hand & ACES
-        ):
-            out.append(CRAWL)
-        return out
+            return out
+        if self.crawl_ok and not self.crawl and seat == self.declarer and not hand & ACES:
+            return (*plays, CRAWL)
+        return plays
 
     def _legal_bids(self, seat: int) -> list[Action]:
         rules = self.rules
@@ -445,9 +444,9 @@ class DealState:
     def apply(self, seat: int, action: Action, out: list[Event]) -> None:
         """Apply in place (the caller copies first); raise IllegalAction before any change."""
         phase = self.phase
-        if phase == Phase.DONE:
-            raise IllegalAction("deal_over", "the deal is already over")
         if seat != self.to_act:
+            if phase == Phase.DONE:
+                raise IllegalAction("deal_over", "the deal is already over")
             raise IllegalAction("not_your_turn", f"it is seat {self.to_act}'s turn, not seat {seat}'s")
         if phase == Phase.PLAY:
             if type(action) is Play:
@@ -951,6 +950,9 @@ def new_deal(
     d.last_winner = -1
     d.ending = ""
     d.choice = rules.declaration == Declaration.CHOICE
+    d.must_beat = rules.must_beat
+    d.crawl_ok = rules.crawl
+    d.min_cards = rules.marriage_min_cards
     out = [Event(ev.DEAL_STARTED, None, layout.dealer, number, d.active)]
     d._note_four_nines()
     opener = d.active[0]

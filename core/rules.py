@@ -149,8 +149,6 @@ class RuleSet(BaseModel):
             problems.append("blind needs a compulsory opening (the blind player opens)")
         if self.blind and self.blind_max_bid < self.opening_bid:
             problems.append("blind_max_bid is below the opening bid")
-        if self.sell_talon and self.two_musiki:
-            problems.append("sell_talon is not defined for the two-musiki layout")
         if self.barrel != Barrel.OFF and self.barrel_at >= self.target:
             problems.append("barrel_at must be below the target")
         if self.redeal_four_nines and self.four_nines_bonus:

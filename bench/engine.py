@@ -1,0 +1,102 @@
+"""Engine speed: random complete deals per second through the public API, one core.
+
+Each step asks ``legal_actions`` for the seat to act, picks one at random and applies it, with every
+rule of the preset on; a deal counts when it is scored.  A game restarts when it ends or after 50 deals
+(random players rarely reach 1000, and real games are that short), so the figure is per deal, not per
+ever-growing game.  Prints one JSON object; progress goes to stderr when it is a terminal.
+
+    python bench/engine.py [--seconds 3] [--only polish-3] [--functional]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import sys
+import time
+from collections.abc import Callable
+
+import core.deal
+from core.game import GameState, apply, new_game
+from core.rules import PRESETS
+
+MAX_GAME_DEALS = 50
+
+
+def run_deals(preset: str, players: int, seconds: float, seed: int, functional: bool) -> float:
+    """Deals per second of process time for one preset and player count."""
+    rules = PRESETS[preset]
+    rng = random.Random(seed)
+    rnd = rng.random
+    state: GameState = new_game(rules, players, seed=rng.randrange(1 << 30))[0]
+    deals = 0
+    start = time.process_time()
+    stop = start + seconds
+    while True:
+        for _ in range(256):
+            seat = state.deal.to_act
+            legal = state.legal_actions(seat)
+            action = legal[int(rnd() * len(legal))]
+            number = state.deal_number
+            if functional:
+                state = apply(state, seat, action)[0]
+            else:
+                state.apply_action(seat, action)
+            if state.deal_number != number:
+                deals += 1
+                if state.finished or state.deal_number >= MAX_GAME_DEALS:
+                    state = new_game(rules, players, seed=rng.randrange(1 << 30))[0]
+        now = time.process_time()
+        if now >= stop:
+            return deals / (now - start)
+
+
+def progress_printer() -> Callable[[str], None]:
+    if not sys.stderr.isatty():
+        return lambda _label: None
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    return lambda label: console.print(f"[dim]measuring[/] {label} ...")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--seconds", type=float, default=3.0, help="process time per preset and player count")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--only", action="append", help="PRESET-PLAYERS to measure (repeatable)")
+    parser.add_argument(
+        "--functional", action="store_true", help="use apply() (copying) instead of apply_action()"
+    )
+    args = parser.parse_args()
+    show = progress_printer()
+    figures: dict[str, int] = {}
+    for name, rules in PRESETS.items():
+        for players in rules.player_counts:
+            key = f"{name}-{players}"
+            if args.only and key not in args.only:
+                continue
+            show(key)
+            run_deals(name, players, min(0.3, args.seconds), args.seed, args.functional)  # warm-up
+            figures[key] = round(run_deals(name, players, args.seconds, args.seed, args.functional))
+    compiled = not core.deal.__file__.endswith(".py")
+    print(
+        json.dumps(
+            {
+                "deals_per_s": figures,
+                "apply": "apply (copying)" if args.functional else "apply_action (in place)",
+                "engine": "mypyc-compiled" if compiled else "pure Python",
+                "python": platform.python_version(),
+                "seconds_each": args.seconds,
+            },
+            indent=1,
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
