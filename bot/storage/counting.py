@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from redis.asyncio.connection import AbstractConnection
 
 __all__ = ["RoundTripCounter", "counting_connection_class"]
+
+C = TypeVar("C", bound=AbstractConnection)
 
 
 @dataclass(slots=True)
@@ -24,9 +26,7 @@ class RoundTripCounter:
     count: int = 0
 
 
-def counting_connection_class(
-    base: type[AbstractConnection], counter: RoundTripCounter
-) -> type[AbstractConnection]:
+def counting_connection_class(base: type[C], counter: RoundTripCounter) -> type[C]:
     """A subclass of `base` (TCP, TLS or unix socket connection) that counts each request it sends."""
 
     async def send_packed_command(
@@ -36,4 +36,5 @@ def counting_connection_class(
         counter.count += 1
 
     namespace: dict[str, Any] = {"send_packed_command": send_packed_command}
-    return type(f"Counting{base.__name__}", (base,), namespace)
+    counting: type[C] = type(f"Counting{base.__name__}", (base,), namespace)
+    return counting

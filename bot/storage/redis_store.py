@@ -166,8 +166,12 @@ class RedisStore(Store):
         if cluster:
             from redis.asyncio.connection import Connection
 
-            options["connection_class"] = counting_connection_class(Connection, counter)
             client = RedisCluster.from_url(url, max_connections=max_connections, **options)
+            # RedisCluster takes no connection class: install the counting one where it builds nodes.
+            counting = counting_connection_class(Connection, counter)
+            client.nodes_manager.connection_kwargs["connection_class"] = counting
+            for node in client.nodes_manager.startup_nodes.values():
+                node.connection_class = counting
         else:
             # A burst beyond `max_connections` waits up to `pool_timeout` for a free connection.
             pool = BlockingConnectionPool.from_url(
