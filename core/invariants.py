@@ -66,5 +66,4 @@ def check_finished_deal(before: GameState, after: GameState) -> None:
 
 def _marriage_points(state: GameState, seat: int, suits: tuple[str, ...]) -> int:
     rules = state.rules
-    values: dict[str, int] = dict(rules.marriage_values)
-    return sum(rules.ace_marriage_value if s == "A" else values[s] for s in suits)
+    return sum(rules.ace_marriage_value if s == "A" else rules.marriage_value("CSHD".index(s)) for s in suits)
