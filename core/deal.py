@@ -1030,7 +1030,7 @@ class GiveChoices(Sequence[Action]):
 
     def __init__(self, deal: DealState, extra: list[Action]) -> None:
         seat = deal.to_act
-        self._others = tuple(s for s in deal.active if s != seat)
+        self._others = tuple(sorted(s for s in deal.active if s != seat))
         self._hand = deal.hands[seat]
         self._cards = cards_of(self._hand)
         self._extra = extra
