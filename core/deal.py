@@ -1059,8 +1059,10 @@ class GiveChoices(Sequence[Action]):
             return self._extra[index - gives]
         pool = list(self._cards)
         picks = []
+        block = gives
         for _ in self._others:
-            index, r = divmod(index, len(pool))
+            block //= len(pool)
+            r, index = divmod(index, block)
             picks.append(pool.pop(r))
         return Give(tuple(zip(self._others, picks, strict=True)))
 
