@@ -625,7 +625,9 @@ class DealState:
         else:
             step = self.rules.bid_step
             value = action.value
-            if value % step or value < self.sale_bid + step:
+            if value % step:
+                raise IllegalAction("bad_bid_step", f"a bid must be a multiple of {step}")
+            if value < self.sale_bid + step:
                 raise IllegalAction("bid_too_low", f"buying needs at least {self.sale_bid + step}")
             if value > self.max_bid(seat, self.hands[seat] | mask_of(self.talon)):
                 raise IllegalAction("bid_too_high", "this hand may not bid that much")
