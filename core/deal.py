@@ -581,6 +581,13 @@ class DealState:
         self._show_hand(declarer, out)
         self.talon = ()
         self._note_four_nines()
+        if self.rules.redeal_four_nines:
+            # A blind game has no exchange: the hands are final once the talon is dealt out.
+            for s in self.active:
+                if self.hands[s] & NINES == NINES:
+                    out.append(Event(ev.REDEAL, None, s))
+                    self._finish(out, "redeal")
+                    return
         self._begin_play(out)
 
     def _take_single_talon(self, declarer: int, out: list[Event]) -> None:
