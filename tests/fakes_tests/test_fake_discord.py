@@ -65,6 +65,20 @@ class TableView(discord.ui.View):
         bot.seen.append(("refresh", interaction.user.id))
         await interaction.response.edit_message(content="table refreshed", view=self)
 
+    @discord.ui.button(label="Deal", custom_id="table:deal")
+    async def deal(self, interaction: discord.Interaction, button: discord.ui.Button[Any]) -> None:
+        await interaction.response.defer()  # DEFERRED_UPDATE_MESSAGE: @original is the table message.
+        await interaction.edit_original_response(content="cards dealt")
+
+
+class NameModal(discord.ui.Modal, title="Your name at the table"):
+    name: discord.ui.TextInput[NameModal] = discord.ui.TextInput(
+        label="Name", custom_id="name", max_length=20
+    )
+
+    async def on_submit(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_message(f"Hello {self.name.value}", ephemeral=True)
+
 
 CARDS = ["QS", "QH", "KS", "AS", "TS", "9S"]
 
@@ -122,7 +136,22 @@ class ThousandBot(discord.Client):
             await interaction.response.defer(ephemeral=True, thinking=True)
             await asyncio.sleep(0.05)
             await interaction.followup.send("thought about it")
-            await interaction.followup.send("and one more thing")
+            extra = await interaction.followup.send("and one more thing", wait=True)
+            await extra.edit(content="and one more thing (edited)")
+
+        @group.command(name="name", description="Set a display name")
+        async def name(interaction: discord.Interaction) -> None:
+            await interaction.response.send_modal(NameModal())
+
+        @group.command(name="score", description="Score sheet")
+        async def score(interaction: discord.Interaction) -> None:
+            sheet = discord.File(io.BytesIO(b"alice 120\nbob 80\n"), filename="score.txt")
+            await interaction.response.send_message("Scores", file=sheet)
+
+        @group.command(name="undo", description="Say and unsay")
+        async def undo(interaction: discord.Interaction) -> None:
+            await interaction.response.send_message("oops")
+            await interaction.delete_original_response()
 
         @group.command(name="slow", description="Answers late")
         async def slow(interaction: discord.Interaction) -> None:
@@ -198,7 +227,8 @@ async def test_ready_guild_available_and_commands_synced(fake: FakeDiscord) -> N
     registered = fake.commands.find(None, "thousand")
     assert registered is not None
     subs = {o["name"] for o in registered["options"]}
-    assert subs == {"play", "bid", "hand", "think", "slow", "ack", "dm", "table"}
+    assert subs == {"play", "bid", "hand", "think", "name", "score", "undo", "slow", "ack", "dm", "table"}
+    assert stats.compressions == ["zlib-stream"]
     admin = fake.commands.find(None, "thousand-admin")
     assert admin is not None and admin["default_member_permissions"] == str(perms.MANAGE_GUILD)
 
@@ -259,7 +289,9 @@ async def test_deferred_response_then_followups(fake: FakeDiscord) -> None:
         assert original.content == "thought about it" and original.ephemeral and not original.loading
         [extra] = await it.wait_followups(1)
         # Later followups are independent messages: this one did not ask to be ephemeral.
-        assert extra.content == "and one more thing" and not extra.ephemeral
+        await fake.wait_until(lambda: bool(extra.history))
+        assert extra.content == "and one more thing (edited)" and not extra.ephemeral
+        assert [v.content for v in extra.history] == ["and one more thing"]
         assert fake.ephemerals(alice) == [original]
         assert fake.messages(channel) == [extra]
         assert it.errors == []
@@ -314,7 +346,7 @@ async def test_button_press_reaches_dynamic_item_after_restart(fake: FakeDiscord
         await bot.tree.sync()
         opened = await fake.slash(alice, channel, "thousand", "table", table_id=42)
         table_msg = await opened.original_message()
-    assert table_msg.custom_ids() == ["table:refresh", "t:42:v1:seat"]
+    assert table_msg.custom_ids() == ["table:refresh", "table:deal", "t:42:v1:seat"]
 
     async with connect_client(ThousandBot(), fake) as restarted:  # New process, same Discord.
         press = await fake.press(bob, table_msg, "t:42:v1:seat")
@@ -537,3 +569,92 @@ async def test_injected_server_error_is_retried_by_discord_py(fake: FakeDiscord)
         await target.send("after a hiccup")
     assert [r.status for r in fake.responses(route="POST /channels")] == [500, 200]
     assert [m.content for m in fake.messages(channel)] == ["after a hiccup"]
+
+
+async def test_modal_opened_and_submitted(fake: FakeDiscord) -> None:
+    _guild, alice, bob, channel = world(fake)
+    async with connect_client(ThousandBot(), fake) as bot:
+        await bot.tree.sync()
+        opened = await fake.slash(alice, channel, "thousand", "name")
+        cb = await opened.response()
+        assert cb.type == 9 and cb.data["title"] == "Your name at the table"
+        with pytest.raises(FakeUsageError):  # max_length is enforced by the client.
+            await fake.submit_modal(alice, opened, {"name": "x" * 21})
+        with pytest.raises(FakeUsageError):
+            await fake.submit_modal(bob, opened, {"name": "Bob"})
+        submitted = await fake.submit_modal(alice, opened, {"name": "Ann"})
+        reply = await submitted.original_message()
+        assert reply.content == "Hello Ann" and reply.visible_to is alice
+
+
+async def test_deferred_update_edits_the_component_message(fake: FakeDiscord) -> None:
+    _guild, alice, _bob, channel = world(fake)
+    async with connect_client(ThousandBot(), fake) as bot:
+        await bot.tree.sync()
+        opened = await fake.slash(alice, channel, "thousand", "table", table_id=7)
+        table_msg = await opened.original_message()
+        press = await fake.press(alice, table_msg, "table:deal")
+        assert (await press.response()).type == 6
+        await fake.wait_until(lambda: table_msg.content == "cards dealt")
+        assert [v.content for v in table_msg.history] == ["Table 7"]
+        assert fake.messages(channel) == [table_msg]
+
+
+async def test_interaction_reply_with_file_and_deleted_reply(fake: FakeDiscord) -> None:
+    _guild, alice, _bob, channel = world(fake)
+    async with connect_client(ThousandBot(), fake) as bot:
+        await bot.tree.sync()
+        scored = await fake.slash(alice, channel, "thousand", "score")
+        sheet = await scored.original_message()
+        assert sheet.content == "Scores" and [a.filename for a in sheet.attachments] == ["score.txt"]
+        assert sheet.attachments[0].data == b"alice 120\nbob 80\n"
+        undone = await fake.slash(alice, channel, "thousand", "undo")
+        await undone.response()
+        await fake.wait_until(lambda: undone.original is not None and undone.original.deleted)
+        assert fake.messages(channel) == [sheet]
+
+
+async def test_slash_in_direct_messages(fake: FakeDiscord) -> None:
+    _guild, alice, _bob, _channel = world(fake)
+    async with connect_client(ThousandBot(), fake) as bot:
+        await bot.tree.sync()
+        dm = fake.dm_channel(alice)
+        it = await fake.slash(alice, dm, "thousand", "play", card="AS")
+        assert (await it.original_message()).content == "alice played AS"
+        assert ("play", alice.id, "AS", None) in bot.seen
+        assert [m.content for m in fake.dms(alice)] == ["alice played AS"]
+
+
+async def test_member_chunking_and_message_content_intent(fake: FakeDiscord) -> None:
+    guild, alice, _bob, channel = world(fake)
+    intents = discord.Intents.default()
+    intents.members = True
+    bot = discord.Client(intents=intents, guild_ready_timeout=0.05)
+    received: list[discord.Message] = []
+
+    async def on_message(message: discord.Message) -> None:
+        received.append(message)
+
+    bot.event(on_message)
+    async with connect_client(bot, fake):
+        dguild = bot.get_guild(guild.id)
+        assert dguild is not None and dguild.chunked
+        assert {m.name for m in dguild.members} == {"app-owner", "Thousand", "alice", "bob"}
+        await fake.say(alice, channel, "hello bot")
+        await fake.wait_until(lambda: bool(received))
+        # Without the MESSAGE_CONTENT intent, other users' guild messages arrive without content.
+        assert received[0].author.id == alice.id and received[0].content == ""
+
+
+async def test_delay_fault_pushes_callback_past_a_shorter_deadline() -> None:
+    async with FakeDiscord(FakeDiscordConfig(interaction_deadline=0.5)) as fake:
+        _guild, alice, _bob, channel = world(fake)
+        async with connect_client(ThousandBot(), fake) as bot:
+            await bot.tree.sync()
+            fake.faults.delay(0.7, times=1, route="/interactions/")
+            slow = await fake.slash(alice, channel, "thousand", "ack")
+            assert (await slow.wait_error()).code == 10062
+            await fake.wait_until(lambda: bool(bot.errors))
+            assert bot.errors == [("ack", 404, 10062)]
+            on_time = await fake.slash(alice, channel, "thousand", "ack")
+            assert (await on_time.response()).type == 4

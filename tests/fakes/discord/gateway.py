@@ -129,6 +129,8 @@ class GatewayStats:
     invalid_sessions: int = 0
     heartbeats: int = 0
     hosts: list[str] = field(default_factory=list)
+    #: The ``compress`` query of each connection ("zlib-stream" is implemented; others get plain text).
+    compressions: list[str | None] = field(default_factory=list)
     close_codes: list[int] = field(default_factory=list)
 
 
@@ -187,6 +189,7 @@ class Gateway:
         cfg = self.fake.config
         self.stats.connections += 1
         self.stats.hosts.append(request.host)
+        self.stats.compressions.append(request.query.get("compress"))
         version = request.query.get("v", "10")
         encoding = request.query.get("encoding", "json")
         compress = request.query.get("compress")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import secrets
 import time
 from collections.abc import Callable
@@ -125,11 +126,8 @@ class FakeInteraction:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise TimeoutError(f"interaction {self.id}: timed out waiting for {what}")
-            event = self.notify()
-            try:
-                await asyncio.wait_for(event.wait(), remaining)
-            except TimeoutError:
-                continue
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.notify().wait(), min(remaining, 0.02))
 
     async def response(self, timeout: float = 5.0) -> Callback:
         """Wait for the first callback (the acknowledgement)."""

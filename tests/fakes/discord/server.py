@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import copy
 import secrets
 import time
@@ -61,6 +62,8 @@ from .models import (
 from .ratelimit import RateLimiter
 from .snowflake import SnowflakeFactory
 from .transport import make_connector, server_ssl_context
+
+POLL_INTERVAL = 0.02
 
 
 @dataclass
@@ -186,15 +189,15 @@ class FakeDiscord:
         self._changed = asyncio.Event()
 
     async def wait_until(self, predicate: Callable[[], bool], timeout: float = 5.0) -> None:
+        """Wait for ``predicate``; re-checked at every fake state change and every 20 ms (so predicates on
+        the client's own state work too)."""
         deadline = time.monotonic() + timeout
         while not predicate():
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise TimeoutError("fake Discord: condition not reached in time")
-            try:
-                await asyncio.wait_for(self._changed.wait(), remaining)
-            except TimeoutError:
-                continue
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), min(remaining, POLL_INTERVAL))
 
     def _spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         task = asyncio.get_running_loop().create_task(coro)
@@ -668,8 +671,11 @@ class FakeDiscord:
             inputs = [c for c in _walk([top]) if c.get("type") == 4]
             for comp in inputs:
                 cid = comp["custom_id"]
-                if comp.get("required", True) and not values.get(cid):
+                text = values.get(cid, "")
+                if comp.get("required", True) and not text:
                     raise FakeUsageError(f"modal field {cid!r} is required")
+                if text and not comp.get("min_length", 0) <= len(text) <= comp.get("max_length", 4000):
+                    raise FakeUsageError(f"modal field {cid!r}: length out of range")
                 answer = {"type": 4, "id": comp.get("id"), "custom_id": cid, "value": values.get(cid, "")}
                 if top.get("type") == 18:  # Label wrapping one input
                     rows.append({"type": 18, "id": top.get("id"), "component": answer})
