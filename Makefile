@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	touch $(STAMP)
 
 play: $(STAMP)
-	$(BIN)/thousand play
+	$(BIN)/thousand play $(ARGS)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
