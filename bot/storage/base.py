@@ -39,8 +39,9 @@ class StorageError(Exception):
 class StorageUnavailable(StorageError):
     """The backing server cannot be reached right now (connection refused, timeout, loading, failover).
 
-    The operation may or may not have been applied; a retry is safe for `save` (it is idempotent per call),
-    and the service answers "temporarily unavailable" instead of guessing. The store reconnects by itself.
+    The operation may or may not have been applied: reload before deciding again. (The client's own
+    retries inside one `save` call are safe: the script recognises a replay of its own write.) The service
+    answers "temporarily unavailable"; the store reconnects by itself on a later call.
     """
 
 
@@ -99,7 +100,7 @@ class Store(abc.ABC):
 
     Round trips (Redis, common case): `load` 1, `save` 1 (standalone Redis: always 1; cluster mode: 1 when
     no user index or deadline changes and the chat key tags the same slot as the table id, else 2),
-    `claim_due` 1, `acquire_sends` 1, stats and ratings 1 each.
+    `claim_due` 1, `acquire_sends` 1, `delete` 1 (cluster: up to 3), `tables_for_user` 2, the rest 1.
     """
 
     # --- tables -------------------------------------------------------------------------------------
@@ -222,7 +223,8 @@ class Store(abc.ABC):
 
         Returns 0.0 when the send may go now (and records it in every bucket), else the seconds to wait
         before trying again (nothing recorded). Atomic across processes: no bucket ever records more than
-        `limit` sends in any window of `window` seconds.
+        `limit` sends in any window of `window` seconds, provided callers' `now` does not go backwards
+        (omit it to use the store's clock, the Redis server's for all processes).
         """
 
     async def acquire_send(

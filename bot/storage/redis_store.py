@@ -57,6 +57,7 @@ _UNAVAILABLE: Final = (
     rx.ReadOnlyError,  # a replica promoted/demoted under us
     rx.ClusterDownError,  # includes MasterDownError
     rx.TryAgainError,
+    rx.RedisClusterException,  # "cannot be connected", slot not covered
     OSError,
 )
 
