@@ -481,7 +481,13 @@ class FakeTelegram:
 
     @property
     def callback_queries(self) -> list[CallbackQueryRecord]:
+        """Every button press so far, answered or not, oldest first."""
         return list(self._world.callback_queries.values())
+
+    @property
+    def callback_answers(self) -> list[CallbackQueryRecord]:
+        """The presses the bot answered (text, show_alert, url are what the user saw)."""
+        return [q for q in self._world.callback_queries.values() if q.answered]
 
     def commands(self, *, scope: JSONDict | None = None, language_code: str = "") -> list[tuple[str, str]]:
         """The command menu the bot set for that scope and language, as (command, description)."""
