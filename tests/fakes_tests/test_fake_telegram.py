@@ -511,6 +511,8 @@ async def test_commands_chats_and_members(fake: FakeTelegram) -> None:
         admins = await bot.get_chat_administrators(group.id)
         member = await bot.get_chat_member(group.id, rose.id)
         chat = await bot.get_chat(group.id)
+        assert await bot.send_chat_action(group.id, "typing")
+        assert await bot.get_chat_member_count(group.id) == 3
         assert await bot.leave_chat(group.id)
         with pytest.raises(Forbidden, match="bot is not a member of the supergroup chat"):
             await bot.get_chat(group.id)
