@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import datetime
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,8 @@ FLAG_EPHEMERAL = 1 << 6
 FLAG_LOADING = 1 << 7
 FLAG_SUPPRESS_NOTIFICATIONS = 1 << 12
 FLAG_IS_COMPONENTS_V2 = 1 << 15
+
+USER_MENTION = re.compile(r"<@!?(\d+)>")
 
 # Message types.
 MSG_DEFAULT = 0
@@ -273,6 +276,19 @@ class FakeMessage:
                 return b
         raise LookupError(f"no button label={label!r} custom_id={custom_id!r} on message {self.id}")
 
+    def mentioned_users(self) -> list[FakeUser]:
+        """Users mentioned as ``<@id>`` who can be resolved in the channel (guild members, DM parties)."""
+        if self.channel.guild is not None:
+            known = {uid: m.user for uid, m in self.channel.guild.members.items()}
+        else:
+            known = {u.id: u for u in (self.channel.recipient, self.author) if u is not None}
+        found: list[FakeUser] = []
+        for raw in USER_MENTION.findall(self.content):
+            user = known.get(int(raw))
+            if user is not None and user not in found:
+                found.append(user)
+        return found
+
     def payload(self, *, gateway: bool = False) -> JSON:
         data: JSON = {
             "id": str(self.id),
@@ -282,8 +298,8 @@ class FakeMessage:
             "timestamp": self.timestamp,
             "edited_timestamp": self.edited_timestamp,
             "tts": False,
-            "mention_everyone": False,
-            "mentions": [],
+            "mention_everyone": "@everyone" in self.content,
+            "mentions": [u.payload() for u in self.mentioned_users()],
             "mention_roles": [],
             "attachments": [a.payload() for a in self.attachments],
             "embeds": copy.deepcopy(self.embeds),

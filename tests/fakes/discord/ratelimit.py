@@ -110,7 +110,8 @@ class RateLimiter:
         return headers
 
     def headers(self, route: str, bucket: Bucket, now: float) -> dict[str, str]:
-        reset_after = max(0.0, bucket.reset_at - now)
+        # Rounded up to the millisecond so a client sleeping exactly this long never wakes early.
+        reset_after = math.ceil(max(0.0, bucket.reset_at - now) * 1000) / 1000
         return {
             "X-RateLimit-Limit": str(bucket.limit),
             "X-RateLimit-Remaining": str(bucket.remaining),
@@ -120,7 +121,7 @@ class RateLimiter:
         }
 
     def too_many(self, retry_after: float, *, is_global: bool, route: str) -> APIError:
-        retry_after = round(max(retry_after, 0.001), 3)
+        retry_after = math.ceil(max(retry_after, 0.001) * 1000) / 1000
         headers = {
             "Retry-After": str(math.ceil(retry_after)),
             "X-RateLimit-Scope": "global" if is_global else "user",

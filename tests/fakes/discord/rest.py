@@ -49,7 +49,9 @@ if TYPE_CHECKING:
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 API_PREFIX = "/api/v{version:(?:9|10)}"
-NO_AUTH_PREFIXES = ("GET /gateway", "POST /interactions/", "/webhooks/{webhook_id}/{webhook_token}")
+#: Routes that take no bot token: gateway discovery, interaction callbacks and webhook-token routes.
+NO_AUTH_ROUTES = ("GET /gateway",)
+NO_AUTH_PARTS = ("POST /interactions/", "/webhooks/{webhook_id}/{webhook_token}")
 
 
 def _json(data: Any, status: int = 200) -> web.Response:
@@ -104,7 +106,7 @@ class RestApi:
                     raise APIError(fault.status, 0, f"{fault.status}: Internal Server Error")
                 else:
                     raise fake.ratelimits.too_many(fault.seconds, is_global=fault.is_global, route=route)
-            needs_auth = not any(p in route for p in NO_AUTH_PREFIXES)
+            needs_auth = route not in NO_AUTH_ROUTES and not any(p in route for p in NO_AUTH_PARTS)
             if needs_auth and request.headers.get("Authorization") != f"Bot {fake.token}":
                 raise errors.unauthorized()
             if request.match_info.route.resource is not None:
