@@ -38,5 +38,34 @@ def replay(file: Path = typer.Argument(..., help="A game record (thousand-record
     raise typer.Exit(0 if report["ok"] else 1)
 
 
+@app.command("check-config")
+def check_config(
+    platform: str | None = typer.Option(None, help="telegram or discord: also require what that bot needs."),
+    env_file: Path = typer.Option(Path(".env"), help="Read this file too, if it exists."),
+) -> None:
+    """Validate the settings (environment and .env) without starting anything. Secrets are never shown.
+
+    Exit status 0 when a process could start, 2 when a value is missing or malformed (one line each).
+    """
+    from bot.ops.commands import check_config as run
+
+    raise typer.Exit(run(platform, env_file))
+
+
+@app.command()
+def doctor(
+    url: str | None = typer.Option(None, help="Redis URL to check instead of REDIS_URL."),
+    env_file: Path = typer.Option(Path(".env"), help="Read this file too, if it exists."),
+    json_output: bool = typer.Option(False, "--json", help="Print the findings as JSON."),
+) -> None:
+    """Check Redis for what would lose games: persistence, eviction, memory, version, cluster keys.
+
+    Exit status 0 when nothing would (warnings allowed), 1 when something would, 2 when Redis is unreachable.
+    """
+    from bot.ops.commands import doctor as run
+
+    raise typer.Exit(run(url, env_file, as_json=json_output))
+
+
 def main() -> None:
     app()

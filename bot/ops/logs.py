@@ -39,9 +39,9 @@ REDACTED: Final = "***"
 # Shapes of secrets that might reach a log line even if nobody registered them.
 _PATTERNS: Final = (
     # Telegram bot token: <bot id>:<35 chars>, also inside /bot<token>/ URLs.
-    re.compile(r"\b\d{5,}:[A-Za-z0-9_-]{30,}"),
+    re.compile(r"(?<!\d)\d{5,}:[A-Za-z0-9_-]{30,}"),
     # Discord bot token: three base64url parts separated by dots.
-    re.compile(r"\b[A-Za-z0-9_-]{23,28}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,40}\b"),
+    re.compile(r"[A-Za-z0-9_+/-]{20,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{20,}"),
 )
 # user:password@ in a URL (redis://:pw@host, rediss://user:pw@host).
 _URL_PASSWORD: Final = re.compile(r"(?P<head>[a-z][a-z0-9+.-]*://[^:/@\s]*:)[^@\s]+(?P<at>@)", re.I)

@@ -1,0 +1,219 @@
+"""Settings checked before a process starts: one clear line per missing or malformed value.
+
+`bot.settings.Settings` parses the environment; this module turns its validation errors into lines that
+name the environment variable, adds the checks that depend on which front end starts (a Telegram
+process needs TELEGRAM_TOKEN, a webhook needs its secret...), and describes the settings for
+`thousand check-config` with every secret shown only as "set". No line ever quotes a secret's value.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Final, Literal
+from urllib.parse import urlsplit
+
+from pydantic import SecretStr, ValidationError
+from pydantic_settings import SettingsError
+
+from bot.ops.doctor import safe_url
+from bot.settings import Settings
+from bot.storage.keys import KeyLayout
+
+__all__ = [
+    "ConfigError",
+    "Platform",
+    "check_settings",
+    "describe",
+    "load_settings",
+    "parse_listen",
+    "secrets_of",
+    "shard_ids",
+    "startup_settings",
+]
+
+Platform = Literal["telegram", "discord"]
+
+# Fields whose values never appear in a message (REDIS_URL may carry a password: shown redacted).
+_SECRET_FIELDS: Final = frozenset({"telegram_token", "discord_token", "telegram_webhook_secret", "redis_url"})
+_TELEGRAM_TOKEN: Final = re.compile(r"\d+:[A-Za-z0-9_-]{20,}")
+_DISCORD_TOKEN: Final = re.compile(r"[^\s.]{10,}\.[^\s.]{4,}\.[^\s.]{10,}")
+_WEBHOOK_SECRET: Final = re.compile(r"[A-Za-z0-9_-]{1,256}")
+_LOG_LEVELS: Final = ("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG")
+
+
+class ConfigError(Exception):
+    """The settings cannot start a process. `problems`: one line each, naming the variable."""
+
+    def __init__(self, problems: Iterable[str]) -> None:
+        self.problems = list(problems)
+        super().__init__("; ".join(self.problems))
+
+
+def _env_name(loc: tuple[int | str, ...]) -> str:
+    return "_".join(str(part) for part in loc).upper() if loc else "SETTINGS"
+
+
+def _shown(field: str, value: Any) -> str:
+    if field in _SECRET_FIELDS:
+        return ""
+    text = repr(value)
+    return f" (got {text[:60]}{'...' if len(text) > 60 else ''})"
+
+
+def load_settings(env_file: Path | str | None = ".env", **values: Any) -> Settings:
+    """Settings from the environment and `env_file` (if it exists); `values` override both (tests).
+
+    Raises `ConfigError` with one line per bad value instead of pydantic's multi-line report (which
+    quotes inputs, secrets included)."""
+    try:
+        return Settings(_env_file=env_file, **values)
+    except ValidationError as exc:
+        lines = []
+        for err in exc.errors(include_url=False):
+            field = str(err["loc"][0]) if err["loc"] else ""
+            lines.append(f"{_env_name(err['loc'])}: {err['msg']}{_shown(field, err.get('input'))}")
+        raise ConfigError(lines) from None
+    except SettingsError as exc:
+        # pydantic-settings names the field: "error parsing value for field "x" from source ..."
+        match = re.search(r'field "([^"]+)"', str(exc))
+        name = match.group(1).upper() if match else "SETTINGS"
+        raise ConfigError([f"{name}: cannot be parsed"]) from None
+
+
+def parse_listen(value: str) -> tuple[str, int]:
+    """'HOST:PORT' (or '[v6]:PORT') as a pair; ValueError with a short reason otherwise."""
+    host, sep, port = value.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError("expected HOST:PORT with a port from 1 to 65535")
+    return host.strip("[]"), int(port)
+
+
+def shard_ids(value: str | None, count: int | None) -> tuple[int, ...] | None:
+    """DISCORD_SHARD_IDS ('0,1', '0-3', '2') as shard numbers, checked against the shard count."""
+    if value is None or not value.strip():
+        return None
+    ids: list[int] = []
+    for part in value.split(","):
+        part = part.strip()
+        lo, dash, hi = part.partition("-")
+        if not lo.isdigit() or (dash and not hi.isdigit()):
+            raise ValueError(f"{part!r} is not a shard number or range like 0-3")
+        first, last = int(lo), int(hi) if dash else int(lo)
+        if last < first:
+            raise ValueError(f"range {part!r} runs backwards")
+        ids.extend(range(first, last + 1))
+    if len(set(ids)) != len(ids):
+        raise ValueError("a shard is listed twice")
+    if count is None:
+        raise ValueError("DISCORD_SHARD_COUNT must be set when shard ids are")
+    if max(ids) >= count:
+        raise ValueError(f"shard {max(ids)} does not exist with DISCORD_SHARD_COUNT={count} (ids start at 0)")
+    return tuple(ids)
+
+
+def _secret(value: SecretStr | None) -> str | None:
+    return None if value is None else value.get_secret_value()
+
+
+def check_settings(settings: Settings, platform: Platform | None = None) -> list[str]:
+    """Problems that would stop `platform`'s process (both platforms' optional values are checked
+    whenever they are set). Empty when it may start."""
+    problems: list[str] = []
+    if settings.log_level.upper() not in _LOG_LEVELS:
+        problems.append(f"LOG_LEVEL: must be one of {', '.join(_LOG_LEVELS)} (got {settings.log_level!r})")
+    if settings.redis_url is not None:
+        try:
+            scheme = urlsplit(settings.redis_url).scheme
+            if scheme not in ("redis", "rediss", "unix"):
+                raise ValueError
+        except ValueError:
+            problems.append(
+                f"REDIS_URL: must be redis://, rediss:// or unix:// (got {safe_url(settings.redis_url)})"
+            )
+    elif settings.redis_cluster:
+        problems.append("REDIS_CLUSTER: set, but REDIS_URL is not")
+    try:
+        KeyLayout(settings.redis_prefix)
+    except ValueError as exc:
+        problems.append(f"REDIS_PREFIX: {exc}")
+
+    telegram = _secret(settings.telegram_token)
+    if telegram is not None and not _TELEGRAM_TOKEN.fullmatch(telegram):
+        problems.append("TELEGRAM_TOKEN: not a bot token (digits, a colon, then the key from @BotFather)")
+    elif telegram is None and platform == "telegram":
+        problems.append("TELEGRAM_TOKEN: missing (the bot token from @BotFather)")
+    if settings.telegram_webhook_url is not None:
+        url = urlsplit(settings.telegram_webhook_url)
+        if url.scheme != "https" or not url.hostname:
+            problems.append(
+                f"TELEGRAM_WEBHOOK_URL: must be an https:// URL (got {settings.telegram_webhook_url!r})"
+            )
+        secret = _secret(settings.telegram_webhook_secret)
+        if secret is None:
+            problems.append("TELEGRAM_WEBHOOK_SECRET: missing (required with TELEGRAM_WEBHOOK_URL)")
+        elif not _WEBHOOK_SECRET.fullmatch(secret):
+            problems.append("TELEGRAM_WEBHOOK_SECRET: 1-256 characters of A-Z, a-z, 0-9, _ and - only")
+        try:
+            parse_listen(settings.telegram_webhook_listen)
+        except ValueError as exc:
+            problems.append(f"TELEGRAM_WEBHOOK_LISTEN: {exc} (got {settings.telegram_webhook_listen!r})")
+
+    discord = _secret(settings.discord_token)
+    if discord is not None and not _DISCORD_TOKEN.fullmatch(discord):
+        problems.append("DISCORD_TOKEN: not a bot token (three parts separated by dots)")
+    elif discord is None and platform == "discord":
+        problems.append("DISCORD_TOKEN: missing (the bot token from the Developer Portal)")
+    try:
+        shard_ids(settings.discord_shard_ids, settings.discord_shard_count)
+    except ValueError as exc:
+        problems.append(f"DISCORD_SHARD_IDS: {exc}")
+    return problems
+
+
+def secrets_of(settings: Settings) -> list[str]:
+    """Every secret value in the settings, for the log redactor."""
+    out = [
+        s
+        for s in (
+            _secret(settings.telegram_token),
+            _secret(settings.discord_token),
+            _secret(settings.telegram_webhook_secret),
+        )
+        if s
+    ]
+    if settings.redis_url:
+        password = urlsplit(settings.redis_url).password
+        if password:
+            out.append(password)
+    return out
+
+
+def describe(settings: Settings) -> list[str]:
+    """`NAME=value` lines for check-config, secrets as `set`/`unset`, REDIS_URL without its password."""
+    lines = []
+    for name in sorted(Settings.model_fields):
+        value = getattr(settings, name)
+        if isinstance(value, SecretStr):
+            shown = "set"
+        elif name == "redis_url" and value is not None:
+            shown = safe_url(value)
+        elif value is None:
+            shown = "unset"
+        else:
+            shown = str(value)
+        lines.append(f"{name.upper()}={shown}")
+    return lines
+
+
+def startup_settings(platform: Platform | None, env_file: Path | str | None = ".env") -> Settings:
+    """Load and check for `platform`; raise `ConfigError` listing every problem. The adapters' mains call
+    this first and exit on error (see `bot.cli`)."""
+    settings = load_settings(env_file)
+    problems = check_settings(settings, platform)
+    if problems:
+        raise ConfigError(problems)
+    logging.getLogger(__name__).debug("settings checked for %s", platform or "no platform")
+    return settings
