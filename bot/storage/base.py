@@ -215,6 +215,22 @@ class Store(abc.ABC):
     async def top(self, board_key: str, n: int) -> list[tuple[str, float]]:
         """The `n` best (member, rating) pairs, highest first; equal ratings in descending member order."""
 
+    # --- platform message references -------------------------------------------------------------
+
+    @abc.abstractmethod
+    async def get_refs(self, scope_key: str) -> dict[str, str]:
+        """The references kept for `scope_key` (e.g. a chat): name -> value, such as the platform id of the
+        message an adapter edits in place for a message key. Shared by every process, so the process that
+        handles the next update edits the message another one sent."""
+
+    @abc.abstractmethod
+    async def set_ref(self, scope_key: str, name: str, value: str, *, ttl_seconds: float) -> None:
+        """Set one reference; the whole scope expires `ttl_seconds` after its last change."""
+
+    @abc.abstractmethod
+    async def delete_ref(self, scope_key: str, name: str) -> None:
+        """Forget one reference (e.g. the message was deleted)."""
+
     # --- send budget --------------------------------------------------------------------------------
 
     @abc.abstractmethod

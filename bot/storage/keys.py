@@ -63,6 +63,9 @@ class KeyLayout:
     def board(self, board_key: str) -> str:
         return self._tagged(board_key, "board")
 
+    def refs(self, scope_key: str) -> str:
+        return self._tagged(scope_key, "refs")
+
     def send_log(self, bucket_key: str) -> str:
         return f"{self._tagged('sends', 'log')}:{bucket_key}"
 

@@ -56,6 +56,7 @@ class MemoryStore(Store):
         self._boards: dict[str, dict[str, float]] = {}
         self._sends: dict[str, list[float]] = {}
         self._holds: dict[str, float] = {}
+        self._refs: dict[str, tuple[float, dict[str, str]]] = {}
 
     # --- helpers ------------------------------------------------------------------------------------
 
@@ -232,6 +233,29 @@ class MemoryStore(Store):
         board = self._boards.get(board_key, {})
         ranked = sorted(board.items(), key=lambda item: (item[1], item[0].encode()), reverse=True)
         return ranked[:n]
+
+    # --- platform message references -------------------------------------------------------------
+
+    def _live_refs(self, scope_key: str) -> dict[str, str]:
+        entry = self._refs.get(scope_key)
+        if entry is None or entry[0] <= self._clock():
+            self._refs.pop(scope_key, None)
+            return {}
+        return entry[1]
+
+    async def get_refs(self, scope_key: str) -> dict[str, str]:
+        check_id("refs scope", scope_key)
+        return dict(self._live_refs(scope_key))
+
+    async def set_ref(self, scope_key: str, name: str, value: str, *, ttl_seconds: float) -> None:
+        check_id("refs scope", scope_key)
+        refs = self._live_refs(scope_key)
+        refs[name] = value
+        self._refs[scope_key] = (self._clock() + ttl_seconds, refs)
+
+    async def delete_ref(self, scope_key: str, name: str) -> None:
+        check_id("refs scope", scope_key)
+        self._live_refs(scope_key).pop(name, None)
 
     # --- send budget --------------------------------------------------------------------------------
 

@@ -453,6 +453,22 @@ class RedisStore(Store):
             return [(m, float(s)) for m, s in flat]
         return [(flat[i], float(flat[i + 1])) for i in range(0, len(flat), 2)]
 
+    # --- platform message references -------------------------------------------------------------
+
+    async def get_refs(self, scope_key: str) -> dict[str, str]:
+        check_id("refs scope", scope_key)
+        raw: Mapping[str, str] = await self._call("HGETALL", self.keys.refs(scope_key))
+        return dict(raw)
+
+    async def set_ref(self, scope_key: str, name: str, value: str, *, ttl_seconds: float) -> None:
+        check_id("refs scope", scope_key)
+        key = self.keys.refs(scope_key)
+        await self._pipeline([("HSET", key, name, value), ("PEXPIRE", key, max(1, int(ttl_seconds * 1000)))])
+
+    async def delete_ref(self, scope_key: str, name: str) -> None:
+        check_id("refs scope", scope_key)
+        await self._call("HDEL", self.keys.refs(scope_key), name)
+
     # --- send budget --------------------------------------------------------------------------------
 
     async def acquire_sends(self, buckets: Sequence[SendBucket], now: float | None = None) -> float:

@@ -495,3 +495,23 @@ async def test_ids_must_not_be_empty(backend: Backend) -> None:
 
 async def test_ping(backend: Backend) -> None:
     await backend.store.ping()
+
+
+# --- platform message references ------------------------------------------------------------------------
+
+
+async def test_message_refs_are_shared_between_processes_and_expire(backend: Backend) -> None:
+    store, other = backend.store, backend.another()
+    assert await store.get_refs("tg:-9") == {}
+    await store.set_ref("tg:-9", "table", "101", ttl_seconds=0.6)
+    await other.set_ref("tg:-9", "hand:7", "102", ttl_seconds=0.6)
+    assert await store.get_refs("tg:-9") == {"table": "101", "hand:7": "102"}
+    await other.delete_ref("tg:-9", "table")
+    assert await store.get_refs("tg:-9") == {"hand:7": "102"}
+    await backend.advance(0.35)
+    await store.set_ref("tg:-9", "table", "103", ttl_seconds=0.6)  # refreshes the scope's expiry
+    await backend.advance(0.35)
+    assert await other.get_refs("tg:-9") == {"hand:7": "102", "table": "103"}
+    await backend.advance(0.4)
+    assert await store.get_refs("tg:-9") == {}
+    assert await store.get_refs("tg:-10") == {}
