@@ -21,6 +21,7 @@ from fakes.discord import (
     FakeGuild,
     FakeUsageError,
     FakeUser,
+    Overwrite,
     connect_client,
 )
 from fakes.discord import permissions as perms
@@ -675,3 +676,23 @@ async def test_delay_fault_pushes_callback_past_a_shorter_deadline() -> None:
             assert bot.errors == [("ack", 404, 10062)]
             on_time = await fake.slash(alice, channel, "thousand", "ack")
             assert (await on_time.response()).type == 4
+
+
+async def test_channel_permissions_are_enforced_for_the_bot(fake: FakeDiscord) -> None:
+    guild, _alice, _bob, _channel = world(fake)
+    bot_role = next(r for r in guild.roles.values() if r.managed)
+    read_only = guild.add_text_channel(
+        "announcements", overwrites=[Overwrite(bot_role.id, 0, deny=perms.SEND_MESSAGES)]
+    )
+    hidden = guild.add_text_channel("staff", overwrites=[Overwrite(guild.id, 0, deny=perms.VIEW_CHANNEL)])
+    async with connect_client(ThousandBot(), fake) as bot:
+        target = bot.get_channel(read_only.id)
+        assert isinstance(target, discord.TextChannel)
+        with pytest.raises(discord.Forbidden) as info:
+            await target.send("hello")
+        assert info.value.code == 50013
+        with pytest.raises(discord.Forbidden) as info:
+            await bot.http.send_message(
+                hidden.id, params=discord.http.handle_message_parameters(content="hi")
+            )
+        assert info.value.code == 50001
