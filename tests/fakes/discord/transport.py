@@ -1,34 +1,44 @@
 """TLS and name resolution so an unmodified client reaches the fake at Discord's real URLs.
 
-The fake serves HTTPS with a test-only certificate (``certs/``; CA key destroyed after signing) for
-discord.com, discord.gg, discordapp.com/net and their subdomains.  ``make_connector`` returns an aiohttp
+The fake serves HTTPS with a certificate for discord.com, discord.gg, discordapp.com/net and their
+subdomains, issued by a CA that ``trustme`` creates in memory when the first fake starts (once per test
+process). Nothing secret is committed: the CA and the leaf key exist only in the test process.  ``make_connector`` returns an aiohttp
 connector whose resolver maps exactly those names to the fake's loopback port and refuses every other name,
 and whose socket factory refuses any non-loopback address, so nothing can leak off the machine.
 """
 
 from __future__ import annotations
 
+import functools
 import socket
 import ssl
-from pathlib import Path
 
 import aiohttp
+import trustme
 from aiohttp.abc import AbstractResolver, ResolveResult
 
-CERTS = Path(__file__).with_name("certs")
 FAKE_DOMAINS = ("discord.com", "discord.gg", "discordapp.com", "discordapp.net")
 LOOPBACK = "127.0.0.1"
 
 
+@functools.cache
+def _authority() -> tuple[trustme.CA, trustme.LeafCert]:
+    """The test CA and the fake's leaf certificate, made once per process (never written to the tree)."""
+    ca = trustme.CA(organization_name="thousand fake Discord test CA")
+    names = [name for domain in FAKE_DOMAINS for name in (domain, f"*.{domain}")]
+    return ca, ca.issue_cert(*names, common_name="discord.com")
+
+
 def server_ssl_context() -> ssl.SSLContext:
     ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    ctx.load_cert_chain(CERTS / "server.pem", CERTS / "server.key")
+    _authority()[1].configure_cert(ctx)
     return ctx
 
 
 def client_ssl_context() -> ssl.SSLContext:
     """Trusts only the fake's test CA: a request that somehow reached a real host would fail TLS."""
-    return ssl.create_default_context(cafile=str(CERTS / "ca.pem"))
+    # With cadata given, the system's CAs are not loaded.
+    return ssl.create_default_context(cadata=_authority()[0].cert_pem.bytes().decode())
 
 
 def is_fake_host(host: str) -> bool:
