@@ -1,0 +1,182 @@
+"""Neutral commands from what people type and from button payloads.
+
+Typed commands: an optional `/` or `!`, a name (a Telegram `@botname` suffix is dropped), then
+arguments separated by spaces: `/bid 120`, `bid 120`, `/play QS`, `/play q♠ !` (the `!` declares a
+marriage), `/give 9C JD`. Names are case-insensitive and a few aliases are understood (`pas`, `пас`,
+`add-ai`...). Text without a slash that does not start with a command name is not a command (chat).
+
+Button payloads are compact strings of at most 64 bytes (Telegram's limit for callback data):
+
+    <code>:<arg>.<arg>...:<table version>:<table id>        e.g.  p:QS:42:tg:-100123
+
+The service refuses a payload that is malformed, names another table, or was drawn from an older
+version of the table (stale). `from_payload` never raises: anything unreadable becomes the command
+`invalid_button`, which the service answers with a clear message.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from bot.model import ChatRef, Command, UserRef
+
+__all__ = [
+    "COMMANDS",
+    "INVALID_BUTTON",
+    "MAX_PAYLOAD_BYTES",
+    "PayloadError",
+    "decode_payload",
+    "encode_payload",
+    "from_payload",
+    "parse_text",
+]
+
+COMMANDS: Final = (
+    "new", "join", "leave", "add_ai", "remove_ai", "start",
+    "bid", "pass", "play", "give", "take", "discard", "sell", "blind", "contract",
+    "bomb", "concede", "crawl",
+    "hand", "table", "score", "rules", "set", "lang", "kick", "back", "end", "export",
+    "stats", "top", "help",
+)  # fmt: skip
+"""Every command the service knows, by its neutral name."""
+
+INVALID_BUTTON: Final = "invalid_button"
+UNKNOWN: Final = "unknown"
+
+_ALIASES: Final = {
+    "addai": "add_ai",
+    "add-ai": "add_ai",
+    "ai": "add_ai",
+    "bot": "add_ai",
+    "removeai": "remove_ai",
+    "remove-ai": "remove_ai",
+    "rmai": "remove_ai",
+    "pas": "pass",
+    "пас": "pass",
+    "p": "play",
+    "language": "lang",
+    "scores": "score",
+    "rule": "rules",
+    "settings": "set",
+    "record": "export",
+    "stat": "stats",
+    "leaders": "top",
+    "?": "help",
+    "go": "start",
+    "blind_game": "blind",
+}
+
+_CODES: Final = {
+    "new": "N",
+    "join": "j",
+    "leave": "l",
+    "add_ai": "a",
+    "remove_ai": "r",
+    "start": "s",
+    "bid": "b",
+    "pass": "x",
+    "play": "p",
+    "give": "g",
+    "take": "t",
+    "discard": "d",
+    "sell": "S",
+    "blind": "B",
+    "contract": "c",
+    "bomb": "o",
+    "concede": "n",
+    "crawl": "w",
+    "hand": "h",
+    "table": "T",
+    "score": "Z",
+    "rules": "R",
+    "kick": "k",
+    "back": "K",
+    "end": "e",
+    "export": "E",
+    "help": "H",
+}
+_NAMES: Final = {code: name for name, code in _CODES.items()}
+
+MAX_PAYLOAD_BYTES: Final = 64
+_ARG_RE: Final = re.compile(r"^[A-Za-z0-9!+=_-]{1,12}$")
+_TABLE_RE: Final = re.compile(r"^[a-z][a-z0-9]{0,9}:[A-Za-z0-9_.:@-]{1,40}$")
+
+
+class PayloadError(ValueError):
+    """A payload this module did not write (or could not fit in 64 bytes)."""
+
+
+def encode_payload(name: str, args: tuple[str, ...], version: int, table_id: str) -> str:
+    """The payload of a button that sends `name args` to the table at `version`."""
+    code = _CODES.get(name)
+    if code is None:
+        raise PayloadError(f"no button code for {name!r}")
+    for arg in args:
+        if not _ARG_RE.match(arg):
+            raise PayloadError(f"argument {arg!r} cannot go into a payload")
+    if not _TABLE_RE.match(table_id):
+        raise PayloadError(f"table id {table_id!r} cannot go into a payload")
+    payload = f"{code}:{'.'.join(args)}:{version}:{table_id}"
+    if len(payload.encode()) > MAX_PAYLOAD_BYTES:
+        raise PayloadError(f"payload longer than {MAX_PAYLOAD_BYTES} bytes: {payload!r}")
+    return payload
+
+
+def decode_payload(payload: str) -> tuple[str, tuple[str, ...], int, str]:
+    """(name, args, version, table id) of a payload; raises `PayloadError` for anything malformed."""
+    if not isinstance(payload, str) or len(payload.encode("utf-8", "replace")) > MAX_PAYLOAD_BYTES:
+        raise PayloadError("payload too long or not text")
+    parts = payload.split(":", 3)
+    if len(parts) != 4:
+        raise PayloadError("payload has too few fields")
+    code, arg_text, version_text, table_id = parts
+    name = _NAMES.get(code)
+    if name is None:
+        raise PayloadError(f"unknown payload code {code!r}")
+    args = tuple(arg_text.split(".")) if arg_text else ()
+    if any(not _ARG_RE.match(a) for a in args):
+        raise PayloadError("malformed payload arguments")
+    if not version_text.isdigit() or len(version_text) > 12:
+        raise PayloadError("malformed payload version")
+    if not _TABLE_RE.match(table_id):
+        raise PayloadError("malformed table id")
+    return name, args, int(version_text), table_id
+
+
+def from_payload(payload: str, chat: ChatRef, user: UserRef) -> Command:
+    """The command a pressed button sends; `invalid_button` when the payload is not one of ours."""
+    try:
+        name, args, version, table_id = decode_payload(payload)
+    except PayloadError:
+        return Command(INVALID_BUTTON, (), chat, user, source="button")
+    return Command(name, args, chat, user, source="button", version=version, table_id=table_id)
+
+
+def canonical_name(word: str) -> str | None:
+    """The command a typed word names, or None."""
+    word = word.lower()
+    name = _ALIASES.get(word, word)
+    return name if name in COMMANDS else None
+
+
+def parse_text(text: str, chat: ChatRef, user: UserRef) -> Command | None:
+    """The command in a typed message, or None when the message is ordinary chat.
+
+    A message starting with `/` or `!` is always a command (an unknown name becomes `unknown`, which
+    the service answers); without one, only a known command name at the start makes it a command.
+    """
+    stripped = text.strip()
+    if not stripped:
+        return None
+    slashed = stripped[0] in "/!"
+    if slashed:
+        stripped = stripped[1:]
+    words = stripped.split()
+    if not words:
+        return Command(UNKNOWN, (), chat, user) if slashed else None
+    head = words[0].split("@", 1)[0]
+    name = canonical_name(head)
+    if name is None:
+        return Command(UNKNOWN, (head,), chat, user) if slashed else None
+    return Command(name, tuple(words[1:]), chat, user)

@@ -1,0 +1,137 @@
+"""The neutral vocabulary between the service and the adapters: who, where, what was asked, what to send.
+
+Adapters build `ChatRef`, `UserRef` and `Command` from platform updates and turn each `Message` into
+platform calls. Nothing here knows a platform: a chat is a platform name and an id, a message is text in
+the small markup of `bot.markup` plus buttons whose payloads come back as commands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+__all__ = [
+    "Audience",
+    "Button",
+    "ChatRef",
+    "Command",
+    "Group",
+    "Message",
+    "Private",
+    "Sender",
+    "UserRef",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRef:
+    """A chat on a platform. `private` marks the one-to-one chat between a user and the bot."""
+
+    platform: str
+    chat_id: str
+    title: str = ""
+    private: bool = False
+
+    @property
+    def key(self) -> str:
+        """The chat's storage key and table id: `tg:-100123`."""
+        return f"{self.platform}:{self.chat_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class UserRef:
+    """A person as the adapter sees them.
+
+    `language` is the platform's language code for the user (any tag; the service maps it to a
+    supported language or ignores it). `is_admin`: whether the user administers the chat the command
+    came from; None when the adapter cannot tell (the creator of a table may then still act).
+    """
+
+    platform: str
+    user_id: str
+    name: str
+    language: str | None = None
+    is_admin: bool | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.platform}:{self.user_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """One request of a user: a command name, its arguments, and where it came from.
+
+    `source` is `text` for typed commands and `button` for button presses; a button command carries the
+    table `version` it was drawn from and the `table_id` it belongs to (both from its payload), and the
+    service refuses it when either does not match. Build commands with `bot.commands.parse_text` and
+    `bot.commands.from_payload` rather than by hand.
+    """
+
+    name: str
+    args: tuple[str, ...]
+    chat: ChatRef
+    user: UserRef
+    source: Literal["text", "button"] = "text"
+    version: int | None = None
+    table_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """The whole group chat (everyone in it sees the message)."""
+
+    chat: ChatRef
+
+
+@dataclass(frozen=True, slots=True)
+class Private:
+    """One player, privately: their direct chat with the bot (or an ephemeral reply where that fits)."""
+
+    user: UserRef
+
+
+@dataclass(frozen=True, slots=True)
+class Sender:
+    """The user whose command this answers, and only them: an ephemeral reply, a callback answer, a DM.
+
+    `chat` is where the command came from, so an adapter can reply in place when that is private.
+    """
+
+    user: UserRef
+    chat: ChatRef
+
+
+Audience = Group | Private | Sender
+
+
+@dataclass(frozen=True, slots=True)
+class Button:
+    """A button: its label (plain text, no markup) and the payload the adapter sends back when pressed."""
+
+    label: str
+    payload: str
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One outgoing message.
+
+    `key`: messages with the same audience and key are one logical message: an adapter edits the one it
+    sent before instead of posting again, unless `notify` is set, in which case it posts a fresh message
+    (so the user is notified) and may delete the old one. `key` None: always a new message.
+    `text` is markup (see `bot.markup`); `buttons` are rows of buttons; `image` a PNG; `document` a file
+    to attach as (filename, content).
+    """
+
+    audience: Audience
+    text: str
+    key: str | None = None
+    buttons: tuple[tuple[Button, ...], ...] = ()
+    image: bytes | None = None
+    document: tuple[str, bytes] | None = None
+    notify: bool = False
+    language: str = "en"
+    """The language the text is written in (adapters may use it for their own fixed labels)."""
+    kind: str = field(default="info")
+    """What the message is, for adapters and tests: lobby, table, hand, result, final, error, info..."""

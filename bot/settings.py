@@ -1,0 +1,96 @@
+"""Configuration of a bot process, from the environment (and an optional `.env` file).
+
+One model for every front end, so that the Telegram and Discord processes and the terminal game read
+the same names. Values that a chat may change (preset, language, turn time, computer level) are only the
+defaults for chats that never set them; a chat's own choices live with its tables.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from bot.i18n import LANGUAGES
+
+AI_LEVELS = ("easy", "medium", "hard")
+"""Computer levels a chat may choose (the names of `core.ai.LEVELS`)."""
+
+
+class Settings(BaseSettings):
+    """Process settings. Environment variables use the field names in upper case, no prefix."""
+
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    # Connections
+    redis_url: str | None = Field(None, description="Redis URL; without it the memory store is used.")
+    redis_prefix: str = Field("thousand", description="Key prefix separating deployments in one Redis.")
+    telegram_token: SecretStr | None = None
+    discord_token: SecretStr | None = None
+
+    # Defaults for chats that never changed them
+    default_language: str = "en"
+    default_preset: str = "polish"
+    turn_seconds: int = Field(90, ge=0, description="Time for a human's turn; 0 switches timers off.")
+    warn_seconds: int = Field(30, ge=0, description="A private warning this long before the deadline.")
+    default_ai_level: str = "medium"
+    missed_turns_to_away: int = Field(2, ge=1, description="Missed turns in a row before a computer sits in.")
+
+    # Lifetimes of stored tables (seconds)
+    lobby_ttl: float = Field(3600, gt=0)
+    game_ttl: float = Field(7 * 24 * 3600, gt=0, description="A game lives this long after its last action.")
+    finished_ttl: float = Field(24 * 3600, gt=0)
+    lobby_idle_seconds: float = Field(15 * 60, gt=0, description="An idle lobby closes after this.")
+    settings_ttl: float = Field(365 * 24 * 3600, gt=0, description="Chat settings and user preferences.")
+
+    # Service behaviour
+    table_updates: str = Field(
+        "compact",
+        description="compact: the group's table message changes at tricks and phases; every_action: always.",
+    )
+    cas_retries: int = Field(8, ge=1, description="Compare-and-set attempts before a command gives up.")
+    ai_workers: int = Field(2, ge=0, description="Processes for medium/hard computer players (0: threads).")
+    ai_budget_seconds: float | None = Field(None, description="Thinking time per hard decision (None: AI's).")
+    charts: bool = Field(True, description="Attach a score-progress PNG at the end of a game.")
+    tick_claim_limit: int = Field(50, ge=1)
+    deadline_lease_seconds: float = Field(30.0, gt=0)
+
+    log_level: str = "INFO"
+
+    # Operations (bot.ops; checked by `thousand check-config`)
+    log_format: Literal["json", "console"] = Field("json", description="json for collectors; console.")
+    metrics_host: str = Field("0.0.0.0", description="Address of the /livez, /readyz and /metrics listener.")
+    metrics_port: int = Field(9100, ge=0, le=65535, description="Port of that listener; 0: no listener.")
+    drain_seconds: float = Field(20.0, ge=0, description="On SIGTERM, wait this long for updates in flight.")
+    redis_cluster: bool = Field(False, description="REDIS_URL names a node of a Redis Cluster.")
+
+    # Telegram webhook mode (several processes behind a load balancer); long polling without a URL
+    telegram_webhook_url: str | None = Field(None, description="Public https URL Telegram posts updates to.")
+    telegram_webhook_listen: str = Field("0.0.0.0:8443", description="HOST:PORT the webhook server binds.")
+    telegram_webhook_secret: SecretStr | None = Field(None, description="Telegram's secret_token header.")
+
+    # Discord sharding
+    discord_shard_count: int | None = Field(None, ge=1, description="Total shards (unset: Discord's advice).")
+    discord_shard_ids: str | None = Field(None, description="Shards this process runs: '0,1' or '0-3'.")
+
+    @field_validator("default_language")
+    @classmethod
+    def _language(cls, value: str) -> str:
+        if value not in LANGUAGES:
+            raise ValueError(f"unsupported language {value!r} (supported: {', '.join(LANGUAGES)})")
+        return value
+
+    @field_validator("default_ai_level")
+    @classmethod
+    def _level(cls, value: str) -> str:
+        if value not in AI_LEVELS:
+            raise ValueError(f"unknown computer level {value!r} (known: {', '.join(AI_LEVELS)})")
+        return value
+
+    @field_validator("table_updates")
+    @classmethod
+    def _updates(cls, value: str) -> str:
+        if value not in ("compact", "every_action"):
+            raise ValueError("table_updates is 'compact' or 'every_action'")
+        return value
