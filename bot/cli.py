@@ -67,5 +67,41 @@ def doctor(
     raise typer.Exit(run(url, env_file, as_json=json_output))
 
 
+@app.command()
+def play(
+    preset: str = typer.Option("polish", help="Rules: polish, estonian or russian."),
+    players: int = typer.Option(3, min=2, max=4, help="Seats at the table, you included (2 to 4)."),
+    level: str = typer.Option("medium", help="Computer players: easy, medium or hard."),
+    lang: str = typer.Option("en", help="Language: en, pl, ru, uk, et or tr."),
+    seed: int | None = typer.Option(None, help="Seed for the deals (the same seed gives the same cards)."),
+    name: str = typer.Option("You", help="Your name at the table."),
+    chart: Path | None = typer.Option(None, help="Save the score chart (PNG) here at the end."),
+) -> None:
+    """Play 1000 in the terminal against computer players."""
+    from adapters.console.app import GameOptions, run
+    from bot.i18n import LANGUAGES
+    from bot.settings import AI_LEVELS
+    from core.rules import PRESETS
+
+    problems = []
+    if preset not in PRESETS:
+        problems.append(f"--preset: choose one of {', '.join(PRESETS)}")
+    elif players not in PRESETS[preset].player_counts:
+        counts = ", ".join(map(str, PRESETS[preset].player_counts))
+        problems.append(f"--players: {preset} is played by {counts} players")
+    if level not in AI_LEVELS:
+        problems.append(f"--level: choose one of {', '.join(AI_LEVELS)}")
+    if lang not in LANGUAGES:
+        problems.append(f"--lang: choose one of {', '.join(LANGUAGES)}")
+    if problems:
+        for line in problems:
+            print(f"thousand play: {line}", file=sys.stderr)
+        raise typer.Exit(2)
+    options = GameOptions(
+        preset=preset, players=players, level=level, lang=lang, seed=seed, name=name, chart=chart
+    )
+    raise typer.Exit(run(options))
+
+
 def main() -> None:
     app()

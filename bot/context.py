@@ -1,0 +1,181 @@
+"""One command's work on one table: what was loaded, what changed, what to send.
+
+Handlers get a `Context`, change `ctx.doc` and `ctx.state`, add messages, and either return (the
+service then saves with a compare-and-set if anything changed) or raise `Refusal` (nothing is saved
+and the user gets the translated reason, privately).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from bot.commands import encode_payload
+from bot.i18n import LANGUAGES, Translator, negotiate, translator
+from bot.model import Button, ChatRef, Command, Group, Message, Private, Sender, UserRef
+from bot.table import ChatSettings, TableDoc
+from core.events import Event
+from core.game import GameState
+
+__all__ = ["AfterSave", "Context", "Refusal"]
+
+
+class Refusal(Exception):
+    """A command that cannot be done: `code` names a message of `bot.render.ERRORS`."""
+
+    def __init__(self, code: str, *, extra: str | None = None, **values: object) -> None:
+        super().__init__(code)
+        self.code = code
+        self.values = values
+        self.extra = extra
+        """Further markup to add after the message (e.g. the legal bids)."""
+        self.follow_up: list[Message] = []
+        """Messages to send with the refusal (a fresh hand after a stale button)."""
+
+
+AfterSave = Callable[[], object]
+
+
+@dataclass
+class Context:
+    command: Command
+    table_id: str
+    version: int
+    """The stored version this command started from (0: no table)."""
+    doc: TableDoc | None
+    state: GameState | None
+    now: float
+    defaults: ChatSettings
+    messages: list[Message] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    """Engine events of every action applied by this command, in order."""
+    before: GameState | None = None
+    changed: bool = False
+    users_added: set[str] = field(default_factory=set)
+    users_removed: set[str] = field(default_factory=set)
+    after_save: list[Callable[[], object]] = field(default_factory=list)
+    """Coroutine factories run after a successful save (statistics): never run twice."""
+    log: str | None = None
+    """A short entry for the table's event stream."""
+    game_changed: bool = False
+    """An action was applied to the game (the turn moved on)."""
+    deadline_reset: bool = False
+    """Recompute the turn or lobby deadline when saving."""
+
+    @property
+    def next_version(self) -> int:
+        """The version the table will have if this command saves (buttons are drawn for it)."""
+        return self.version + 1 if self.changed else self.version
+
+    @property
+    def user(self) -> UserRef:
+        return self.command.user
+
+    @property
+    def chat(self) -> ChatRef:
+        return self.command.chat
+
+    def require_doc(self) -> TableDoc:
+        if self.doc is None:
+            raise Refusal("no_table")
+        return self.doc
+
+    def mark(self, log: str | None = None) -> None:
+        self.changed = True
+        if log is not None:
+            self.log = log
+
+    # --- languages --------------------------------------------------------------------------------
+
+    def group_lang(self) -> str:
+        if self.doc is not None:
+            return self.doc.settings.language
+        return self.defaults.language
+
+    def user_lang(self, user_key: str | None = None, fallback: str | None = None) -> str:
+        """A user's language: their seat's, else what their platform says, else the chat's."""
+        key = user_key or self.user.key
+        if self.doc is not None:
+            seat = self.doc.seat_of(key)
+            if seat is not None and self.doc.seats[seat].lang in LANGUAGES:
+                return self.doc.seats[seat].lang or self.group_lang()
+        if key == self.user.key:
+            lang = negotiate(self.user.language)
+            if lang is not None:
+                return lang
+        return fallback or self.group_lang()
+
+    def t_group(self) -> Translator:
+        return translator(self.group_lang())
+
+    def t_user(self, user_key: str | None = None) -> Translator:
+        return translator(self.user_lang(user_key))
+
+    # --- buttons ----------------------------------------------------------------------------------
+
+    def payload_maker(self) -> Callable[[str, tuple[str, ...]], str]:
+        """Payloads for buttons drawn now: they carry the version this command will leave."""
+
+        def make(name: str, args: tuple[str, ...]) -> str:
+            return encode_payload(name, args, self.next_version, self.table_id)
+
+        return make
+
+    # --- messages ---------------------------------------------------------------------------------
+
+    def to_group(
+        self,
+        text: str,
+        *,
+        key: str | None = None,
+        buttons: tuple[tuple[Button, ...], ...] = (),
+        notify: bool = False,
+        kind: str = "info",
+        image: bytes | None = None,
+    ) -> None:
+        chat = self._group_chat()
+        self.messages.append(
+            Message(Group(chat), text, key, buttons, image, None, notify, self.group_lang(), kind)
+        )
+
+    def _group_chat(self) -> ChatRef:
+        if self.doc is not None:
+            return ChatRef(self.doc.platform, self.doc.chat_id, self.doc.title)
+        return self.chat
+
+    def to_user(
+        self,
+        user: UserRef,
+        text: str,
+        *,
+        key: str | None = None,
+        buttons: tuple[tuple[Button, ...], ...] = (),
+        notify: bool = True,
+        kind: str = "info",
+        document: tuple[str, bytes] | None = None,
+    ) -> None:
+        lang = self.user_lang(user.key)
+        self.messages.append(Message(Private(user), text, key, buttons, None, document, notify, lang, kind))
+
+    def reply(
+        self,
+        text: str,
+        *,
+        kind: str = "info",
+        document: tuple[str, bytes] | None = None,
+        buttons: tuple[tuple[Button, ...], ...] = (),
+    ) -> None:
+        """An answer for the sender only."""
+        lang = self.user_lang()
+        self.messages.append(
+            Message(Sender(self.user, self.chat), text, None, buttons, None, document, True, lang, kind)
+        )
+
+    def answer(self, text: str, *, key: str | None = None, kind: str = "info") -> None:
+        """Public information: to the group when asked in one, else to the sender privately."""
+        if self.chat.private:
+            self.messages.append(
+                Message(Private(self.user), text, key, (), None, None, True, self.user_lang(), kind)
+            )
+        else:
+            self.to_group(text, key=key, notify=True, kind=kind)

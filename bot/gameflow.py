@@ -1,0 +1,281 @@
+"""Moving a game on: a player's action, the computer players after it, and the messages it all causes.
+
+Every action goes through `core.game.apply`, which refuses illegal ones without changing anything.
+After a human's action the computers (computer seats, and humans who are away) play until a present
+human must act. Messages are then derived from the state before and after and from the engine's
+events: the group's table message (public view only), one result per finished deal, the final score
+sheet, and for each present human their private hand when it changed or their turn came.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import zlib
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
+
+from bot.ai import AiRunner
+from bot.chart import score_chart
+from bot.context import Context, Refusal
+from bot.i18n import translator
+from bot.model import UserRef
+from bot.render import private_notes, render_hand, render_result, render_score_sheet, render_table, seat_name
+from bot.settings import Settings
+from bot.snapshot import encode_action
+from bot.table import SeatDoc, TableDoc
+from bot.views import public_view, seat_labels
+from core import events as ev
+from core.actions import Action
+from core.deal import Phase
+from core.errors import IllegalAction
+from core.events import Event
+from core.game import GameState, apply
+from core.scoring import DealResult
+from core.view import seat_view
+
+__all__ = ["GameFlow", "seat_user"]
+
+MAX_AUTO_ACTIONS = 5000
+"""A bound on computer moves in one command (a whole game is far fewer)."""
+
+_COMPACT_TRIGGERS = frozenset(
+    {
+        ev.DEAL_STARTED,
+        ev.BLIND_CHOSEN,
+        ev.BIDDING_WON,
+        ev.TALON_OFFERED,
+        ev.TALON_BOUGHT,
+        ev.CONTRACT,
+        ev.CRAWL,
+        ev.TRICK_TAKEN,
+    }
+)
+"""Public events that update the group's table message in the compact policy (not every bid/card)."""
+
+
+def seat_user(seat: SeatDoc) -> UserRef:
+    """The platform user of a human seat, for a private message."""
+    return UserRef(seat.platform or "", seat.user_id or "", seat.name, seat.lang)
+
+
+class GameFlow:
+    def __init__(self, settings: Settings, ai: AiRunner) -> None:
+        self.settings = settings
+        self.ai = ai
+        self.on_won: Callable[[TableDoc, GameState], Awaitable[None]] | None = None
+        """Called once after the save that ended a game with a winner (statistics)."""
+
+    # --- applying actions -------------------------------------------------------------------------
+
+    def apply_action(self, ctx: Context, seat: int, action: Action) -> None:
+        """Apply one action (refused with the engine's code when illegal)."""
+        doc = ctx.require_doc()
+        state = ctx.state
+        assert state is not None and doc.game is not None
+        try:
+            new_state, events = apply(state, seat, action)
+        except IllegalAction as exc:
+            raise Refusal(
+                exc.code, step=state.rules.bid_step, limit=state.rules.marriage_needed_above
+            ) from None
+        doc.game.actions.append(encode_action(seat, action))
+        ctx.state = new_state
+        ctx.events.extend(events)
+        ctx.game_changed = True
+        ctx.deadline_reset = True
+        ctx.mark()
+
+    def computer_seat(self, doc: TableDoc, seat: int) -> str | None:
+        """The level that plays `seat` now, or None when its human plays it."""
+        s = doc.seats[seat]
+        if s.kind == "ai":
+            return s.level or self.settings.default_ai_level
+        if s.kicked or s.away:
+            return doc.settings.ai_level
+        return None
+
+    async def run_computers(self, ctx: Context) -> None:
+        """Let computers move until a present human must act (or the game ends).
+
+        With nobody present (every human away), the game waits: timers do not run and nothing moves
+        until someone sends `back`.
+        """
+        doc = ctx.require_doc()
+        if not any(s.present for s in doc.seats):
+            return
+        for _ in range(MAX_AUTO_ACTIONS):
+            state = ctx.state
+            assert state is not None and doc.game is not None
+            seat = state.to_act
+            if seat is None or seat < 0:
+                return
+            level = self.computer_seat(doc, seat)
+            if level is None:
+                return
+            seed = zlib.crc32(f"{doc.serial}:{len(doc.game.actions)}".encode())
+            action = await self.ai.decide(level, state, seat, seed)
+            self.apply_action(ctx, seat, action)
+        raise RuntimeError("computer players did not reach a human's turn")
+
+    async def play_for(self, ctx: Context, seat: int) -> Action:
+        """The chat's computer level plays one turn for an absent human."""
+        doc = ctx.require_doc()
+        state = ctx.state
+        assert state is not None and doc.game is not None
+        seed = zlib.crc32(f"{doc.serial}:{len(doc.game.actions)}:absent".encode())
+        action = await self.ai.decide(doc.settings.ai_level, state, seat, seed)
+        self.apply_action(ctx, seat, action)
+        return action
+
+    # --- after the moves --------------------------------------------------------------------------
+
+    def conclude(self, ctx: Context, *, force_table: bool = False) -> None:
+        """Messages for what the moves of this command did; finishing the table when the game ended."""
+        doc = ctx.require_doc()
+        state = ctx.state
+        assert state is not None
+        before = ctx.before
+        labels = seat_labels(doc)
+        t = ctx.t_group()
+        events = ctx.events
+        for e in events:
+            if e.kind == ev.DEAL_ENDED and isinstance(e.detail, DealResult):
+                r = e.detail
+                ctx.to_group(
+                    render_result(t, r, labels).text,
+                    key=f"result:{doc.serial}:{r.number}",
+                    notify=True,
+                    kind="result",
+                )
+        last_start = max((i for i, e in enumerate(events) if e.kind == ev.DEAL_STARTED), default=-1)
+        new_deal = last_start >= 0
+        current = events[last_start:] if new_deal else events
+        if self.settings.table_updates == "every_action":
+            trigger = bool(current)
+        else:
+            trigger = any(e.kind in _COMPACT_TRIGGERS for e in current)
+            if before is not None and before.deal_number == state.deal_number:
+                trigger = trigger or (before.phase != state.phase and state.phase == Phase.PLAY)
+        if not state.finished and (trigger or new_deal or force_table):
+            ctx.to_group(
+                render_table(t, public_view(doc, state)).text,
+                key=f"table:{doc.serial}:{state.deal_number}",
+                notify=new_deal,
+                kind="table",
+            )
+        if state.finished and doc.status == "game":
+            self.finish(ctx, "won")
+            return
+        for i, seat in enumerate(doc.seats):
+            if seat.present:
+                self.hand_message(ctx, i, new_deal=new_deal, before=before)
+
+    def hand_message(
+        self,
+        ctx: Context,
+        seat: int,
+        *,
+        new_deal: bool = False,
+        before: GameState | None = None,
+        force: bool = False,
+        selection: tuple[int, ...] = (),
+        to_sender: bool = False,
+    ) -> None:
+        """The seat's private hand message, when something of it changed (or `force`)."""
+        doc = ctx.require_doc()
+        state = ctx.state
+        assert state is not None
+        if state.finished:
+            return
+        deal = state.deal
+        my_turn = deal.to_act == seat
+        if not force and not new_deal:
+            if before is None or before.deal_number != state.deal_number:
+                changed = True
+            else:
+                was_turn = before.deal.to_act == seat
+                changed = (
+                    my_turn != was_turn
+                    or (my_turn and ctx.game_changed)
+                    or before.deal.hands[seat] != deal.hands[seat]
+                    or any(e.audience == seat for e in ctx.events)
+                )
+            if not changed:
+                return
+        seat_doc = doc.seats[seat]
+        if seat_doc.user is None:
+            return
+        t = translator(ctx.user_lang(seat_doc.user))
+        labels = seat_labels(doc)
+        names = [seat_name(t, label) for label in labels]
+        legal: Sequence[Action] = state.legal_actions(seat) if my_turn else ()
+        notes = private_notes(t, names, _since_deal_start(ctx.events, state), seat)
+        rendered = render_hand(
+            t,
+            seat_view(state, seat),
+            labels,
+            legal,
+            ctx.payload_maker(),
+            notes=notes,
+            selection=selection,
+        )
+        notify = new_deal or (my_turn and (ctx.game_changed or force))
+        ctx.to_user(
+            seat_user(seat_doc),
+            rendered.text,
+            key=f"hand:{doc.id}",
+            buttons=rendered.buttons,
+            notify=notify,
+            kind="hand",
+        )
+
+    def finish(self, ctx: Context, why: str) -> None:
+        """End the table: the score sheet to the group; statistics after the save when it was won."""
+        doc = ctx.require_doc()
+        state = ctx.state
+        doc.status = "finished"
+        doc.ended = why
+        doc.ended_by = ctx.user.key if why == "ended" else None
+        doc.turn = None
+        doc.kick_votes = {}
+        ctx.deadline_reset = True
+        ctx.users_removed.update(doc.human_keys)
+        ctx.mark(f"finished:{why}")
+        t = ctx.t_group()
+        labels = seat_labels(doc)
+        if state is None:
+            return
+        winner = state.winner if why == "won" else None
+        sheet = render_score_sheet(t, state.results, labels, winner, ended=why)
+        ctx.to_group(sheet.text, key=f"final:{doc.serial}", notify=True, kind="final")
+        if why == "won":
+            ctx.after_save.append(lambda: self._chart(ctx, doc, state))
+            if self.on_won is not None:
+                on_won = self.on_won
+                ctx.after_save.append(lambda: on_won(doc, state))
+
+    async def _chart(self, ctx: Context, doc: TableDoc, state: GameState) -> None:
+        """Attach the score chart to the final message (after the save: drawn once per game)."""
+        if not self.settings.charts or not state.results:
+            return
+        t = ctx.t_group()
+        names = [s.name for s in doc.seats]
+        totals = [r.totals for r in state.results]
+        png = await asyncio.to_thread(
+            score_chart,
+            names,
+            totals,
+            title=t._("Score progress"),
+            xlabel=t._("Deal"),
+            ylabel=t._("Total"),
+            target=state.rules.target,
+        )
+        for i, m in enumerate(ctx.messages):
+            if m.kind == "final":
+                ctx.messages[i] = replace(m, image=png)
+
+
+def _since_deal_start(events: list[Event], state: GameState) -> list[Event]:
+    """The events of the current deal among this command's events."""
+    start = max((i for i, e in enumerate(events) if e.kind == ev.DEAL_STARTED), default=0)
+    return events[start:] if state is not None else events

@@ -1,0 +1,1 @@
+"""Gettext catalogs, one `<lang>.po` per language (see README.md in this directory)."""

@@ -1,0 +1,751 @@
+"""Text of every message, in the markup of `bot.markup` and the reader's language.
+
+Renderers for a group take a `PublicTableView` (no hands in it); the hand renderer takes the seat's own
+`SeatView`. Renderers return text (and buttons where there are any); the service decides audiences,
+keys and when to send. Names coming from users are escaped here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from bot.i18n import LANGUAGE_NAMES, N_, Translator
+from bot.markup import escape
+from bot.model import Button
+from bot.table import ChatSettings, SeatDoc
+from bot.views import HIDDEN, PublicTableView, SeatLabel
+from core import events as ev
+from core.actions import (
+    Action,
+    Bid,
+    Blind,
+    Bomb,
+    Concede,
+    Contract,
+    Crawl,
+    Pass,
+    Play,
+    SellTalon,
+    TakeTalon,
+)
+from core.cards import CARD_NAMES, SUIT_MASKS, cards_of
+from core.deal import ACE_SUIT, Phase
+from core.events import Event
+from core.rules import Barrel, Declaration, Opening, RuleSet, TalonVisibility
+from core.scoring import DealResult
+from core.view import SeatView
+
+__all__ = [
+    "ERRORS",
+    "LEVEL_NAMES",
+    "PHASE_NAMES",
+    "Rendered",
+    "render_error",
+    "render_hand",
+    "render_help",
+    "render_lobby",
+    "render_result",
+    "render_rules",
+    "render_score_sheet",
+    "render_stats",
+    "render_table",
+    "render_top",
+]
+
+Payload = Callable[[str, tuple[str, ...]], str]
+"""Builds a button payload for (command name, args) at the table's next version."""
+
+Rows = tuple[tuple[Button, ...], ...]
+
+LEVEL_NAMES = {"easy": N_("easy"), "medium": N_("medium"), "hard": N_("hard")}
+
+PHASE_NAMES = {
+    Phase.BLIND: N_("blind choice"),
+    Phase.BIDDING: N_("bidding"),
+    Phase.SALE: N_("talon sale"),
+    Phase.TALON: N_("talon"),
+    Phase.DISCARD: N_("laying down"),
+    Phase.EXCHANGE: N_("exchange"),
+    Phase.CONTRACT: N_("contract"),
+    Phase.PLAY: N_("play"),
+    Phase.DONE: N_("game over"),
+}
+
+ERRORS = {
+    # The service's own refusals.
+    "unknown": N_("Unknown command. Send /help for the list."),
+    "invalid_button": N_("This button is not valid."),
+    "stale_button": N_("This button is out of date: the table has moved on."),
+    "other_table": N_("This button belongs to another table."),
+    "no_table": N_("There is no table here. Start one with /new."),
+    "no_table_for_you": N_("You are not sitting at any table."),
+    "many_tables": N_("You sit at several tables: send this command in the group of the game."),
+    "table_exists": N_("A table is already open in this chat."),
+    "not_seated": N_("You are not sitting at this table."),
+    "already_seated": N_("You are already sitting at this table."),
+    "table_full": N_("The table is full."),
+    "not_allowed": N_("Only the table's creator or a chat admin may do that."),
+    "lobby_only": N_("That is only possible before the game starts."),
+    "game_only": N_("That is only possible during a game."),
+    "too_few_players": N_("Not enough players to start."),
+    "too_many_players": N_("Too many players for these rules."),
+    "no_ai_to_remove": N_("There is no computer player to remove."),
+    "bad_number": N_("That is not a number."),
+    "bad_card": N_("That is not a card. Write it like QS, 10H or Q♠."),
+    "missing_argument": N_("Something is missing after the command."),
+    "unknown_option": N_("Unknown setting or option."),
+    "bad_value": N_("That value is not allowed here."),
+    "unknown_preset": N_("Unknown preset. Choose polish, estonian or russian."),
+    "unknown_language": N_("Unknown language. Choose en, pl, ru, uk, et or tr."),
+    "unknown_level": N_("Unknown level. Choose easy, medium or hard."),
+    "no_such_seat": N_("There is no such seat."),
+    "not_a_human": N_("A computer already plays that seat."),
+    "already_voted": N_("You have already voted to kick this player."),
+    "not_away": N_("You are playing your seat already."),
+    "you_are_away": N_("A computer is playing for you. Send /back to play again."),
+    "not_private": N_("Send this command in the group where the table is."),
+    "unavailable": N_("The game storage is temporarily unavailable. Please try again in a moment."),
+    "busy": N_("The table is busy. Please try again."),
+    "nothing_to_export": N_("There is no game to export yet."),
+    # The engine's refusals (codes of core.errors.IllegalAction).
+    "not_your_turn": N_("It is not your turn."),
+    "deal_over": N_("This deal is already over."),
+    "wrong_phase": N_("That move is not possible now."),
+    "must_open": N_("You open the bidding: you cannot pass now."),
+    "bad_bid_step": N_("Bids go in steps of {step}."),
+    "bid_too_low": N_("That bid is too low."),
+    "bid_too_high": N_("You cannot bid that much with this hand."),
+    "bid_needs_marriage": N_("A bid above {limit} needs a marriage in your hand."),
+    "blind_bid_too_high": N_("A blind bid cannot be that high."),
+    "card_not_in_hand": N_("You do not have that card."),
+    "must_follow_suit": N_("You must follow suit."),
+    "must_trump": N_("You must play a trump."),
+    "must_beat": N_("You must beat the trick."),
+    "cannot_declare": N_("You cannot declare a marriage with this lead."),
+    "bad_give": N_("Give one card to each other player."),
+    "bad_discard": N_("Lay down exactly two different cards."),
+    "no_such_pile": N_("There is no such talon pile."),
+    "no_bomb": N_("You cannot bomb now."),
+    "no_concede": N_("You cannot concede now."),
+    "no_crawl": N_("You cannot crawl now."),
+    "no_sale": N_("The talon cannot be sold in this game."),
+    "contract_too_low": N_("The contract cannot be lower than your bid."),
+    "contract_too_high": N_("You cannot declare that much with this hand."),
+    "game_over": N_("The game is over."),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    text: str
+    buttons: Rows = ()
+
+
+# --- small pieces ---------------------------------------------------------------------------------
+
+
+def seat_name(t: Translator, seat: SeatLabel) -> str:
+    """A seat's name for markup: escaped, with a robot for a computer and a mark for an away player."""
+    name = escape(seat.name)
+    if seat.computer:
+        return f"{name} 🤖"
+    if seat.away:
+        return f"{name} 💤"
+    return name
+
+
+def level_name(t: Translator, level: str | None) -> str:
+    return t._(LEVEL_NAMES.get(level or "", N_("medium")))
+
+
+def _names(t: Translator, seats: Sequence[SeatLabel]) -> list[str]:
+    return [seat_name(t, s) for s in seats]
+
+
+def _auction_text(t: Translator, names: list[str], auction: Sequence[tuple[int, int]]) -> str:
+    passed = t._("pass")
+    parts = [f"{names[s]} {v if v else passed}" for s, v in auction]
+    return " · ".join(parts)
+
+
+def _trick_text(t: Translator, names: list[str], cards: Sequence[int], seats: Sequence[int]) -> str:
+    parts = []
+    for c, s in zip(cards, seats, strict=True):
+        parts.append(f"{names[s]} {'🂠' if c == HIDDEN else t.card(c)}")
+    return " · ".join(parts)
+
+
+def _hand_text(t: Translator, hand: int) -> str:
+    """A hand sorted by suit, one group per suit that is held."""
+    groups = []
+    for suit in range(4):
+        cards = cards_of(hand & SUIT_MASKS[suit])
+        if cards:
+            groups.append(" ".join(t.card(c) for c in reversed(cards)))
+    return "   ".join(groups) if groups else "—"
+
+
+def _scores_text(t: Translator, names: list[str], totals: Sequence[int], barrel: Sequence[bool]) -> str:
+    parts = []
+    for s, total in enumerate(totals):
+        mark = " 🛢" if s < len(barrel) and barrel[s] else ""
+        parts.append(f"{names[s]} **{total}**{mark}")
+    return " · ".join(parts)
+
+
+# --- lobby ----------------------------------------------------------------------------------------
+
+
+def render_lobby(
+    t: Translator,
+    seats: Sequence[SeatDoc],
+    settings: ChatSettings,
+    rules: RuleSet,
+    creator: str,
+    payload: Payload,
+) -> Rendered:
+    labels = [SeatLabel.of(s) for s in seats]
+    lines = [t._("**A table of 1000** · {preset}").format(preset=escape(settings.preset))]
+    counts = ", ".join(str(n) for n in rules.player_counts)
+    lines.append(t._("Players: {counts}. Seats taken: {n}.").format(counts=counts, n=len(seats)))
+    for i, (seat, label) in enumerate(zip(seats, labels, strict=True)):
+        extra = f" ({level_name(t, seat.level)})" if seat.kind == "ai" else ""
+        lines.append(f"{i + 1}. {seat_name(t, label)}{extra}")
+    lines.append(t._("Created by {name}.").format(name=escape(creator)))
+    lines.append(t._("Join, add computer players, then start."))
+    buttons: Rows = (
+        (Button(t._("Join"), payload("join", ())), Button(t._("Leave"), payload("leave", ()))),
+        (
+            Button(t._("Add computer"), payload("add_ai", ())),
+            Button(t._("Remove computer"), payload("remove_ai", ())),
+        ),
+        (Button(t._("Start"), payload("start", ())), Button(t._("Rules"), payload("rules", ()))),
+    )
+    return Rendered("\n".join(lines), buttons)
+
+
+# --- the table (group) ----------------------------------------------------------------------------
+
+
+def render_table(t: Translator, v: PublicTableView) -> Rendered:
+    """The group's table message for the current deal: only public facts."""
+    names = _names(t, v.seats)
+    lines = [t._("**Deal {number}** · dealer: {name}").format(number=v.deal_number + 1, name=names[v.dealer])]
+    sitting_out = [s for s in range(len(v.seats)) if s not in v.active]
+    if sitting_out:
+        lines.append(t._("Sits out: {name}").format(name=names[sitting_out[0]]))
+    if v.blind_seat >= 0:
+        lines.append(t._("{name} plays blind.").format(name=names[v.blind_seat]))
+    if v.auction:
+        lines.append(t._("Bids: {bids}").format(bids=_auction_text(t, names, v.auction)))
+    if v.sale:
+        lines.append(t._("Talon sale: {bids}").format(bids=_auction_text(t, names, v.sale)))
+    if v.declarer >= 0:
+        if v.phase == Phase.PLAY or v.phase == Phase.DONE:
+            lines.append(
+                t._("Declarer: {name}, contract {value}").format(name=names[v.declarer], value=v.contract)
+            )
+        else:
+            lines.append(t._("Declarer: {name}, bid {value}").format(name=names[v.declarer], value=v.bid))
+    if v.talon and v.phase != Phase.PLAY:
+        lines.append(t._("Talon: {cards}").format(cards=t.cards(v.talon)))
+    elif v.declarer >= 0 and not v.talon and v.phase in (Phase.EXCHANGE, Phase.CONTRACT, Phase.DISCARD):
+        lines.append(t._("The talon was taken unseen."))
+    if v.trump >= 0:
+        lines.append(t._("Trump: {suit}").format(suit=t.suit(v.trump)))
+    marriages = [
+        f"{names[s]} {t.marriage('A' if m == ACE_SUIT else 'CSHD'[m])}"
+        for s, ms in enumerate(v.marriages)
+        for m in ms
+    ]
+    if marriages:
+        lines.append(t._("Marriages: {list}").format(list=" · ".join(marriages)))
+    if v.last_trick is not None and v.phase == Phase.PLAY:
+        cards, seats, winner = v.last_trick
+        lines.append(
+            t._("Last trick: {cards} → {name}").format(
+                cards=_trick_text(t, names, cards, seats), name=names[winner]
+            )
+        )
+    if v.phase == Phase.PLAY:
+        if v.crawl and v.trick:
+            lines.append(t._("Crawl: the cards lie face down."))
+        trick = _trick_text(t, names, v.trick, v.trick_seats) if v.trick else "—"
+        lines.append(t._("Trick {number}: {cards}").format(number=v.tricks + 1, cards=trick))
+        taken = " · ".join(f"{names[s]} {v.taken[s]}" for s in v.active)
+        lines.append(t._("Points this deal: {list}").format(list=taken))
+    if v.to_act >= 0 and not v.finished:
+        lines.append(
+            t._("**Turn:** {name} ({phase})").format(name=names[v.to_act], phase=t._(PHASE_NAMES[v.phase]))
+        )
+    lines.append(t._("Scores: {list}").format(list=_scores_text(t, names, v.totals, v.barrel)))
+    if v.rules.bolts and any(v.bolts):
+        bolts = " · ".join(f"{names[s]} {b}" for s, b in enumerate(v.bolts) if b)
+        lines.append(t._("Bolts: {list}").format(list=bolts))
+    return Rendered("\n".join(lines))
+
+
+# --- the hand (private) ---------------------------------------------------------------------------
+
+
+def _card_arg(c: int) -> str:
+    return CARD_NAMES[c]
+
+
+def _value_buttons(
+    t: Translator, values: list[int], name: str, payload: Payload, limit: int = 8
+) -> list[tuple[Button, ...]]:
+    shown = values[:limit]
+    row: list[Button] = [Button(str(v), payload(name, (str(v),))) for v in shown]
+    return [tuple(row[i : i + 4]) for i in range(0, len(row), 4)]
+
+
+def _card_rows(
+    t: Translator, cards: Sequence[int], make: Callable[[int], Button]
+) -> list[tuple[Button, ...]]:
+    buttons = [make(c) for c in cards]
+    return [tuple(buttons[i : i + 4]) for i in range(0, len(buttons), 4)]
+
+
+def private_notes(t: Translator, names: list[str], events: Sequence[Event], seat: int) -> list[str]:
+    """What happened privately to `seat` in `events` (cards received, the talon seen...)."""
+    notes = []
+    for e in events:
+        if e.audience != seat:
+            continue
+        if e.kind == ev.TALON_TAKEN and e.cards:
+            notes.append(t._("You took the talon: {cards}").format(cards=t.cards(e.cards)))
+        elif e.kind == ev.TALON_SHOWN and e.cards:
+            notes.append(t._("The talon: {cards}").format(cards=t.cards(e.cards)))
+        elif e.kind == ev.CARD_GIVEN and e.cards and e.value == seat:
+            notes.append(t._("{name} gave you {card}").format(name=names[e.seat], card=t.card(e.cards[0])))
+        elif e.kind == ev.CARD_GIVEN and e.cards and e.seat == seat:
+            notes.append(
+                t._("You gave {card} to {name}").format(name=names[e.value], card=t.card(e.cards[0]))
+            )
+        elif e.kind == ev.CARD_RECEIVED and e.cards:
+            notes.append(t._("You received {card} from the talon").format(card=t.card(e.cards[0])))
+        elif e.kind == ev.DISCARDED and e.cards:
+            notes.append(t._("You laid down {cards}").format(cards=t.cards(e.cards)))
+    return notes
+
+
+def render_hand(
+    t: Translator,
+    sv: SeatView,
+    seats: Sequence[SeatLabel],
+    legal: Sequence[Action],
+    payload: Payload,
+    *,
+    notes: Sequence[str] = (),
+    selection: tuple[int, ...] = (),
+) -> Rendered:
+    """A player's private message: their hand, the state of the deal, and the moves they may make now.
+
+    `selection` holds the cards already picked in a multi-card move (gives, laying down two cards).
+    """
+    names = _names(t, seats)
+    seat = sv.seat
+    phase = t._(PHASE_NAMES[sv.phase])
+    lines = [t._("**Your hand** · deal {number} · {phase}").format(number=sv.deal_number + 1, phase=phase)]
+    if sv.hand_known:
+        lines.append(_hand_text(t, sv.hand & ~_mask(selection)))
+    elif seat in sv.active:
+        lines.append(t._("Your cards lie face down (blind)."))
+    else:
+        lines.append(t._("You sit out this deal."))
+    if sv.auction and sv.phase in (Phase.BIDDING, Phase.BLIND, Phase.SALE, Phase.TALON):
+        lines.append(t._("Bids: {bids}").format(bids=_auction_text(t, names, sv.auction)))
+    if sv.declarer >= 0 and sv.phase != Phase.BIDDING:
+        value = sv.contract if sv.phase in (Phase.PLAY, Phase.DONE) else sv.bid
+        lines.append(t._("Declarer: {name}, {value}").format(name=names[sv.declarer], value=value))
+    if sv.talon and sv.phase in (Phase.TALON, Phase.SALE, Phase.EXCHANGE, Phase.CONTRACT, Phase.DISCARD):
+        lines.append(t._("Talon: {cards}").format(cards=t.cards(sv.talon)))
+    if sv.trump >= 0:
+        lines.append(t._("Trump: {suit}").format(suit=t.suit(sv.trump)))
+    if sv.phase == Phase.PLAY:
+        if sv.trick_history:
+            cards, tseats, _ = sv.trick_history[-1]
+            lines.append(t._("Last trick: {cards}").format(cards=_trick_text(t, names, cards, tseats)))
+        if sv.trick:
+            lines.append(t._("Trick: {cards}").format(cards=_trick_text(t, names, sv.trick, sv.trick_seats)))
+    lines.extend(notes)
+    rows: list[tuple[Button, ...]] = []
+    if legal:
+        prompt, rows = _prompt(t, sv, names, legal, payload, selection)
+        lines.append(t._("**Your turn:** {prompt}").format(prompt=prompt))
+    elif sv.to_act >= 0 and sv.to_act != seat and sv.phase != Phase.DONE:
+        lines.append(t._("Waiting for {name}.").format(name=names[sv.to_act]))
+    return Rendered("\n".join(lines), tuple(rows))
+
+
+def give_order(active: Sequence[int], seat: int) -> list[int]:
+    """Who gets the cards of a give, in order: clockwise from the giver's left."""
+    i = list(active).index(seat)
+    return [active[(i + k) % len(active)] for k in range(1, len(active))]
+
+
+def _mask(cards: Sequence[int]) -> int:
+    m = 0
+    for c in cards:
+        m |= 1 << c
+    return m
+
+
+def _prompt(
+    t: Translator,
+    sv: SeatView,
+    names: list[str],
+    legal: Sequence[Action],
+    payload: Payload,
+    selection: tuple[int, ...],
+) -> tuple[str, list[tuple[Button, ...]]]:
+    phase = sv.phase
+    rows: list[tuple[Button, ...]]
+    if phase == Phase.BLIND:
+        rows = [
+            (
+                Button(t._("Play blind"), payload("blind", ("yes",))),
+                Button(t._("Look at my cards"), payload("blind", ("no",))),
+            )
+        ]
+        return t._("play blind (without looking at your cards)?"), rows
+    if phase in (Phase.BIDDING, Phase.SALE):
+        values = [a.value for a in legal if type(a) is Bid]
+        rows = []
+        if any(type(a) is Pass for a in legal):
+            rows.append((Button(t._("Pass"), payload("pass", ())),))
+        rows += _value_buttons(t, values, "bid", payload)
+        if phase == Phase.SALE:
+            text = t._("the talon is for sale: buy it with a bid, or pass.")
+        elif values:
+            text = t._("bid from {low} to {high}, or pass.").format(low=values[0], high=values[-1])
+        else:
+            text = t._("you can only pass.")
+        if not any(type(a) is Pass for a in legal):
+            text = t._("open the bidding: from {low} to {high}.").format(low=values[0], high=values[-1])
+        return text, rows
+    if phase == Phase.TALON:
+        rows = []
+        for a in legal:
+            if type(a) is TakeTalon and sv.talon_size == 4:
+                rows.append(
+                    (Button(t._("Take pile {n}").format(n=a.pile + 1), payload("take", (str(a.pile + 1),))),)
+                )
+            elif type(a) is TakeTalon:
+                rows.append((Button(t._("Take the talon"), payload("take", ())),))
+            elif type(a) is SellTalon:
+                rows.append((Button(t._("Sell the talon"), payload("sell", ())),))
+        return t._("take the talon."), rows
+    if phase == Phase.DISCARD:
+        rows = _card_rows(
+            t,
+            [c for c in cards_of(sv.hand) if c not in selection],
+            lambda c: Button(t.card(c), payload("discard", (*map(_card_arg, selection), _card_arg(c)))),
+        )
+        if selection:
+            return t._("lay down one more card (chosen: {cards}).").format(cards=t.cards(selection)), rows
+        return t._("lay down two cards in place of the pile."), rows
+    if phase == Phase.EXCHANGE:
+        others = give_order(sv.active, sv.seat)
+        target = others[len(selection)] if len(selection) < len(others) else others[-1]
+        rows = _card_rows(
+            t,
+            [c for c in cards_of(sv.hand) if c not in selection],
+            lambda c: Button(t.card(c), payload("give", (*map(_card_arg, selection), _card_arg(c)))),
+        )
+        extra = []
+        if any(type(a) is Bomb for a in legal):
+            extra.append(Button(t._("Bomb"), payload("bomb", ())))
+        if any(type(a) is Concede for a in legal):
+            extra.append(Button(t._("Concede"), payload("concede", ())))
+        if extra and not selection:
+            rows.append(tuple(extra))
+        text = t._("give a card to {name}.").format(name=names[target])
+        if selection:
+            text += " " + t._("(chosen: {cards})").format(cards=t.cards(selection))
+        return text, rows
+    if phase == Phase.CONTRACT:
+        values = [a.value for a in legal if type(a) is Contract]
+        return (
+            t._("fix your contract: from {low} to {high}.").format(low=values[0], high=values[-1]),
+            _value_buttons(t, values, "contract", payload),
+        )
+    # Play
+    plays = [a for a in legal if type(a) is Play]
+    rows = _card_rows(
+        t,
+        [a.card for a in plays if not a.declare],
+        lambda c: Button(t.card(c), payload("play", (_card_arg(c),))),
+    )
+    declaring = [a.card for a in plays if a.declare]
+    if declaring:
+        rows += _card_rows(
+            t, declaring, lambda c: Button(f"{t.card(c)} ★", payload("play", (_card_arg(c), "!")))
+        )
+    if any(type(a) is Crawl for a in legal):
+        rows.append((Button(t._("Crawl"), payload("crawl", ())),))
+    text = t._("play a card.") if sv.trick else t._("lead a card.")
+    if declaring:
+        text += " " + t._("★ declares the marriage.")
+    return text, rows
+
+
+# --- results and score sheet ----------------------------------------------------------------------
+
+
+def _ending_text(t: Translator, r: DealResult, names: list[str]) -> str:
+    d = names[r.declarer] if r.declarer >= 0 else "—"
+    if r.ending == "redeal":
+        return t._("Four nines: the cards are dealt again.")
+    if r.ending == "bomb":
+        return t._("{name} bombs: the deal is not played.").format(name=d)
+    if r.ending == "concede":
+        return t._("{name} concedes {value}.").format(name=d, value=r.contract)
+    declarer_points = r.points[r.declarer]
+    if r.made:
+        return t._("{name} made {value} ({points} points).").format(
+            name=d, value=r.contract, points=declarer_points
+        )
+    return t._("{name} failed {value} ({points} points).").format(
+        name=d, value=r.contract, points=declarer_points
+    )
+
+
+def render_result(t: Translator, r: DealResult, seats: Sequence[SeatLabel]) -> Rendered:
+    """A deal's result: how it ended, each seat's score and new total (public)."""
+    names = _names(t, seats)
+    lines = [t._("**Deal {number}: result**").format(number=r.number + 1)]
+    lines.append(_ending_text(t, r, names))
+    if r.blind:
+        lines.append(t._("A blind game: the score counts double."))
+    for s, ms in enumerate(r.marriages):
+        for m in ms:
+            lines.append(t._("{name} declared {marriage}.").format(name=names[s], marriage=t.marriage(m)))
+    for s in range(len(r.totals)):
+        score = r.scores[s]
+        line = f"{names[s]}: {score:+d} → **{r.totals[s]}**"
+        if s in r.bolts:
+            line += " · " + t._("bolt")
+        if r.barrel and r.barrel[s]:
+            line += " 🛢"
+        lines.append(line)
+    for note in r.notes:
+        kind, _, who = note.partition(":")
+        if kind == "barrel_penalty":
+            lines.append(t._("{name} stayed too long on the barrel.").format(name=names[int(who)]))
+        elif kind == "samosval":
+            lines.append(t._("{name} hit 555: back to zero.").format(name=names[int(who)]))
+    for s in r.four_nines:
+        lines.append(t._("{name} held four nines.").format(name=names[s]))
+    return Rendered("\n".join(lines))
+
+
+def render_score_sheet(
+    t: Translator,
+    results: Sequence[DealResult],
+    seats: Sequence[SeatLabel],
+    winner: int | tuple[int, ...] | None,
+    *,
+    ended: str | None = None,
+) -> Rendered:
+    """Every deal's totals in a column per player, and the winner when there is one."""
+    names_plain = [s.name for s in seats]
+    width = [max(6, min(12, len(n))) for n in names_plain]
+    header = "  #  " + " ".join(n[:w].rjust(w) + " " for n, w in zip(names_plain, width, strict=True))
+    rows = [header]
+    for r in results:
+        marks = []
+        for s in range(len(seats)):
+            mark = " "
+            if s == r.declarer and r.ending != "redeal":
+                mark = "✓" if r.made else "✗" if r.made is False else "•"
+            marks.append((str(r.totals[s]) + mark).rjust(width[s] + 1))
+        rows.append(f"{r.number + 1:>3}  " + " ".join(marks))
+    lines = [t._("**Score sheet**")]
+    if results:
+        lines.append("`" + escape_code("\n".join(rows)) + "`")
+        lines.append(t._("✓ contract made · ✗ failed · • bomb or concession"))
+    else:
+        lines.append(t._("No deal has been played yet."))
+    if winner is not None:
+        winners = winner if isinstance(winner, tuple) else (winner,)
+        names = _names(t, seats)
+        won = ", ".join(names[w] for w in winners)
+        lines.append("🏆 " + t._("Winner: {names}").format(names=won))
+    elif ended == "ended":
+        lines.append(t._("The game was ended before anyone won."))
+    elif ended == "abandoned":
+        lines.append(t._("The game was abandoned."))
+    return Rendered("\n".join(lines))
+
+
+def escape_code(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("`", "\\`")
+
+
+# --- rules, help, stats ---------------------------------------------------------------------------
+
+
+def render_rules(t: Translator, rules: RuleSet, settings: ChatSettings, players: int | None) -> Rendered:
+    """A summary of a table's rules and settings."""
+    yes, no = t._("yes"), t._("no")
+    lines = [t._("**Rules: {preset}**").format(preset=escape(rules.preset))]
+    lines.append(t._("Players: {counts}").format(counts=", ".join(map(str, rules.player_counts))))
+    if rules.opening == Opening.AUTOMATIC:
+        lines.append(t._("The opener starts at {bid} automatically.").format(bid=rules.opening_bid))
+    else:
+        lines.append(t._("The opener must bid at least {bid}.").format(bid=rules.opening_bid))
+    lines.append(t._("Bids go in steps of {step}.").format(step=rules.bid_step))
+    if rules.marriage_needed_above is not None:
+        lines.append(t._("A bid above {limit} needs a marriage in your hand.").format(
+            limit=rules.marriage_needed_above))  # fmt: skip
+    if rules.cap_by_marriages:
+        lines.append(t._("The most you may bid is 120 plus your marriages."))
+    if rules.max_bid is not None:
+        lines.append(t._("Highest bid: {value}").format(value=rules.max_bid))
+    talon = {
+        TalonVisibility.PUBLIC: N_("everyone sees the talon"),
+        TalonVisibility.SECRET: N_("only the declarer sees the talon"),
+        TalonVisibility.PUBLIC_UNLESS_FORCED: N_("everyone sees the talon, unless the opening was forced"),
+    }[rules.talon_visibility]
+    lines.append(t._("Talon: {how}").format(how=t._(talon)))
+    lines.append(t._("Contract fixed after the exchange: {answer}").format(
+        answer=yes if rules.contract_step else no))  # fmt: skip
+    values = " · ".join(f"{t.suit('CSHD'.index(k))} {v}" for k, v in rules.marriage_values.items())
+    lines.append(t._("Marriages: {list}").format(list=values))
+    if rules.declaration == Declaration.CHOICE:
+        lines.append(t._("Declaring a marriage is your choice (★)."))
+    else:
+        lines.append(t._("Leading a marriage card declares it."))
+    if rules.barrel == Barrel.DECLARER_ONLY:
+        lines.append(t._("Barrel at {value}: from there you score only as declarer.").format(
+            value=rules.barrel_at))  # fmt: skip
+    elif rules.barrel == Barrel.CAPPED:
+        lines.append(
+            t._("Barrel at {value}: {deals} deals to get out, else −{penalty}.").format(
+                value=rules.barrel_at, deals=rules.barrel_deals, penalty=rules.barrel_penalty
+            )
+        )
+    extras = []
+    if rules.bomb:
+        extras.append(t._("bomb"))
+    if rules.concede:
+        extras.append(t._("concession"))
+    if rules.blind:
+        extras.append(t._("blind game"))
+    if rules.crawl:
+        extras.append(t._("crawl"))
+    if rules.sell_talon:
+        extras.append(t._("talon sale"))
+    if rules.bolts:
+        extras.append(t._("bolts"))
+    if rules.must_beat:
+        extras.append(t._("must beat"))
+    if rules.ace_marriage:
+        extras.append(t._("four aces"))
+    if rules.four_nines_bonus:
+        extras.append(t._("four nines bonus"))
+    if rules.samosval:
+        extras.append("555")
+    if extras:
+        lines.append(t._("Also: {list}").format(list=", ".join(extras)))
+    lines.append(t._("The game goes to {target}.").format(target=rules.target))
+    turn = (
+        t._("{seconds} s").format(seconds=settings.turn_seconds) if settings.turn_seconds else t._("no limit")
+    )
+    lines.append(
+        t._("Turn time: {turn} · computer: {level} · language: {language}").format(
+            turn=turn, level=level_name(t, settings.ai_level), language=LANGUAGE_NAMES[settings.language]
+        )
+    )
+    if settings.options:
+        changed = ", ".join(f"`{escape_code(k)}={escape_code(str(v))}`" for k, v in settings.options.items())
+        lines.append(t._("Changed options: {list}").format(list=changed))
+    if players is not None:
+        lines.append(t._("This game: {n} players.").format(n=players))
+    return Rendered("\n".join(lines))
+
+
+def render_help(t: Translator) -> Rendered:
+    text = t._(
+        "**1000: commands**\n"
+        "/new: open a table · /join · /leave\n"
+        "/add\\_ai [easy|medium|hard] · /remove\\_ai · /start\n"
+        "/bid 120 · /pass · /play QS (/play QH ! declares a marriage)\n"
+        "/give 9C JD: one card to each other player, in seat order\n"
+        "/take 1 · /discard 9C JD · /sell · /blind yes|no · /contract 120\n"
+        "/bomb · /concede · /crawl\n"
+        "/hand · /table · /score · /rules · /export\n"
+        "/set preset|turn|level|lang VALUE, or /set OPTION VALUE\n"
+        "/lang pl: your language (in a private chat) or the chat's\n"
+        "/kick N: hand seat N to a computer · /back · /end\n"
+        "/stats · /top · /help"
+    )
+    return Rendered(text)
+
+
+STAT_FIELDS = ("games", "wins", "declared", "made", "score_sum", "marriages")
+
+
+def render_stats(t: Translator, name: str, stats: dict[str, float], rating: float | None) -> Rendered:
+    games = int(stats.get("games", 0))
+    lines = [t._("**Statistics: {name}**").format(name=escape(name))]
+    if not games:
+        lines.append(t._("No finished games yet."))
+    else:
+        lines.append(t._("Games: {games} · wins: {wins}").format(games=games, wins=int(stats.get("wins", 0))))
+        lines.append(
+            t._("Deals declared: {declared} · contracts made: {made}").format(
+                declared=int(stats.get("declared", 0)), made=int(stats.get("made", 0))
+            )
+        )
+        average = stats.get("score_sum", 0.0) / games
+        lines.append(t._("Average final score: {value}").format(value=round(average)))
+        lines.append(t._("Marriages declared: {n}").format(n=int(stats.get("marriages", 0))))
+    if rating is not None:
+        lines.append(t._("Rating: {value}").format(value=round(rating)))
+    return Rendered("\n".join(lines))
+
+
+def render_top(t: Translator, rows: Sequence[tuple[str, float]]) -> Rendered:
+    lines = [t._("**Top players**")]
+    if not rows:
+        lines.append(t._("Nobody is rated yet: ratings come from games with two or more people."))
+    for i, (name, rating) in enumerate(rows):
+        lines.append(f"{i + 1}. {escape(name)} · {round(rating)}")
+    return Rendered("\n".join(lines))
+
+
+def render_error(t: Translator, code: str, **values: object) -> str:
+    message = ERRORS.get(code)
+    if message is None:
+        return t._("That move is not possible now.")
+    text = t._(message)
+    try:
+        return text.format(**values)
+    except (KeyError, IndexError):
+        return text
+
+
+def language_list() -> str:
+    return ", ".join(f"{code} ({name})" for code, name in LANGUAGE_NAMES.items())
+
+
+__all__ += ["language_list", "private_notes", "seat_name"]
+
+
+def describe_action(t: Translator, action: Action) -> str:
+    """A short name of an action (for logs of what a computer did for an absent player)."""
+    match action:
+        case Play(card, _):
+            return t.card(card)
+        case Bid(value):
+            return str(value)
+        case Pass():
+            return t._("pass")
+        case Blind(announce):
+            return t._("blind game") if announce else t._("no")
+        case _:
+            return ""

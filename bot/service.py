@@ -1,0 +1,394 @@
+"""The transport-neutral service: neutral commands in, neutral messages out.
+
+`Service.handle(command)` loads the table of the command's chat, checks who may act, applies the
+command through the engine, lets computer players move until a human must act, stores the table with
+a compare-and-set (retrying from a fresh load on a conflict, a bounded number of times) and returns the
+messages to send. `Service.tick(now)` fires due turn deadlines (a private warning; then the computer
+plays for the absent player) and closes idle lobbies; every process may call it, a deadline fires once.
+
+A refusal of any kind (unknown command, bad card, not your turn, stale button...) is one translated
+message to the user who caused it, and nothing is stored. See `docs/SERVICE.md`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import secrets
+import time
+import weakref
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from bot.ai import AiRunner
+from bot.commands import INVALID_BUTTON, UNKNOWN
+from bot.context import Context, Refusal
+from bot.gameflow import GameFlow
+from bot.handlers import Handlers
+from bot.i18n import LANGUAGES, negotiate, translator
+from bot.model import Command, Message, Sender
+from bot.render import render_error, render_help
+from bot.settings import Settings
+from bot.snapshot import GameCache
+from bot.storage import Deadline, StorageUnavailable, Store, VersionConflict
+from bot.table import ChatSettings, TableDoc, TurnDoc
+from core.rules import RuleError, preset
+
+__all__ = ["Service"]
+
+log = logging.getLogger("thousand.service")
+
+Handler = Callable[[Context], Awaitable[None]]
+
+_OWN_CHAT_COMMANDS = frozenset({"new", "set", "stats", "top", "lang"})
+"""In a private chat, commands about that chat itself, not about a table elsewhere."""
+_NO_TABLE_COMMANDS = frozenset({"rules", "score", "export", "table"})
+"""Private-chat commands answered for the chat itself when the sender sits at no table."""
+
+
+class Service:
+    """One per process (any number of processes may share a Redis store)."""
+
+    def __init__(
+        self,
+        store: Store,
+        settings: Settings | None = None,
+        *,
+        ai: AiRunner | None = None,
+        clock: Callable[[], float] = time.time,
+        rng: random.Random | None = None,
+        cache_size: int = 512,
+    ) -> None:
+        self.store = store
+        self.settings = settings or Settings()
+        self.clock = clock
+        self._own_ai = ai is None
+        self.ai = ai or AiRunner(self.settings.ai_workers, self.settings.ai_budget_seconds)
+        self.cache = GameCache(cache_size)
+        self.flow = GameFlow(self.settings, self.ai)
+        self.handlers = Handlers(self, rng or random.Random(secrets.randbits(64)))
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+
+    @property
+    def defaults(self) -> ChatSettings:
+        s = self.settings
+        return ChatSettings(
+            preset=s.default_preset,
+            options={},
+            language=s.default_language,
+            turn_seconds=s.turn_seconds,
+            ai_level=s.default_ai_level,
+        )
+
+    async def close(self) -> None:
+        if self._own_ai:
+            self.ai.close()
+
+    # --- commands ---------------------------------------------------------------------------------
+
+    async def handle(self, command: Command) -> list[Message]:
+        """Do one command; the messages to send (a refusal is one message to the sender)."""
+        try:
+            return await self._handle(command)
+        except StorageUnavailable:
+            log.warning("storage unavailable for %s", command.name)
+            return [self._error_message(command, "unavailable")]
+
+    async def _handle(self, command: Command) -> list[Message]:
+        name = command.name
+        if name == INVALID_BUTTON:
+            return [self._error_message(command, "invalid_button")]
+        if name == UNKNOWN:
+            return [self._error_message(command, "unknown")]
+        if name == "help":
+            t = translator(self._fallback_lang(command))
+            msg = Message(
+                Sender(command.user, command.chat),
+                render_help(t).text,
+                None,
+                (),
+                None,
+                None,
+                True,
+                t.lang,
+                "help",
+            )
+            return [msg]
+        try:
+            table_id = await self._table_for(command)
+        except Refusal as refusal:
+            return [self._error_message(command, refusal.code)]
+        handler = self.handlers.for_command(name)
+        return await self.run(table_id, command, handler)
+
+    async def _table_for(self, command: Command) -> str:
+        """The table a command is for: the button's, the group's, or the one table of the sender.
+
+        In a private chat, commands that concern the chat itself (`new`, `set`, `stats`...) are for the
+        private chat's own table; game commands go to the one live table the sender sits at.
+        """
+        if command.table_id is not None:
+            if not command.chat.private and command.table_id != command.chat.key:
+                raise Refusal("other_table")
+            return command.table_id
+        if not command.chat.private or command.name in _OWN_CHAT_COMMANDS:
+            return command.chat.key
+        hinted = await self.store.tables_for_user(command.user.key)
+        live = []
+        for table_id in sorted(hinted):
+            stored = await self.store.load(table_id)
+            if stored is None:
+                continue
+            doc = TableDoc.model_validate_json(stored.document)
+            if doc.status != "finished" and doc.seat_of(command.user.key) is not None:
+                live.append(table_id)
+        if len(live) == 1:
+            return live[0]
+        if command.chat.key in live or (not live and command.name in _NO_TABLE_COMMANDS):
+            return command.chat.key
+        raise Refusal("many_tables" if live else "no_table_for_you")
+
+    def _lock(self, table_id: str) -> asyncio.Lock:
+        lock = self._locks.get(table_id)
+        if lock is None:
+            lock = asyncio.Lock()
+            self._locks[table_id] = lock
+        return lock
+
+    async def load(self, table_id: str) -> tuple[int, TableDoc | None]:
+        stored = await self.store.load(table_id)
+        if stored is None:
+            return 0, None
+        return stored.version, TableDoc.model_validate_json(stored.document)
+
+    async def run(self, table_id: str, command: Command, handler: Handler) -> list[Message]:
+        """Load, handle, compare-and-set; retried from a fresh load when another writer came first."""
+        async with self._lock(table_id):
+            for _ in range(self.settings.cas_retries):
+                now = self.clock()
+                version, doc = await self.load(table_id)
+                state = None
+                if doc is not None and doc.game is not None:
+                    state = self.cache.state(doc.serial, doc.game.spec, doc.game.actions)
+                ctx = Context(command, table_id, version, doc, state, now, self.defaults, before=state)
+                try:
+                    await handler(ctx)
+                except Refusal as refusal:
+                    return [self._refusal_message(ctx, refusal), *refusal.follow_up]
+                if not ctx.changed:
+                    return ctx.messages
+                try:
+                    await self._save(ctx)
+                except VersionConflict:
+                    continue
+                for hook in ctx.after_save:
+                    result = hook()
+                    if asyncio.iscoroutine(result):
+                        await result
+                return ctx.messages
+        return [self._error_message(command, "busy")]
+
+    async def _save(self, ctx: Context) -> None:
+        doc = ctx.doc
+        assert doc is not None
+        doc.updated = ctx.now
+        deadline: Deadline | None = None
+        drop = False
+        if ctx.deadline_reset:
+            doc.turn = self._turn_for(doc, ctx)
+            if doc.turn is None:
+                drop = True
+            else:
+                deadline = _store_deadline(doc.turn, ctx.now)
+        ttl = {
+            "lobby": self.settings.lobby_ttl,
+            "game": self.settings.game_ttl,
+            "finished": self.settings.finished_ttl,
+        }[doc.status]
+        entry = {"v": ctx.version + 1, "cmd": ctx.command.name, "user": ctx.user.key}
+        if ctx.log:
+            entry["log"] = ctx.log
+        if doc.game is not None:
+            entry["n"] = len(doc.game.actions)
+        await self.store.save(
+            ctx.table_id,
+            ctx.version,
+            doc.model_dump_json(),
+            ttl_seconds=ttl,
+            event=json.dumps(entry, separators=(",", ":")),
+            chat_key=doc.id,
+            users_added=sorted(ctx.users_added - ctx.users_removed),
+            users_removed=sorted(ctx.users_removed),
+            deadline=deadline,
+            drop_deadline=drop,
+        )
+        if doc.game is not None and ctx.state is not None:
+            self.cache.put(doc.serial, len(doc.game.actions), ctx.state)
+
+    def _turn_for(self, doc: TableDoc, ctx: Context) -> TurnDoc | None:
+        """The deadline the table needs now: a human's turn, an idle lobby, or none."""
+        if doc.status == "lobby":
+            return TurnDoc(
+                kind="lobby",
+                token=f"{doc.serial}.L{secrets.token_hex(3)}",
+                deadline=ctx.now + self.settings.lobby_idle_seconds,
+            )
+        if doc.status != "game" or ctx.state is None or ctx.state.finished:
+            return None
+        seconds = doc.settings.turn_seconds
+        seat = ctx.state.to_act
+        if not seconds or seat is None or seat < 0 or not doc.seats[seat].present:
+            return None
+        assert doc.game is not None
+        deadline = ctx.now + seconds
+        warn = self.settings.warn_seconds
+        warn_at = deadline - warn if 0 < warn < seconds else None
+        return TurnDoc(
+            kind="turn",
+            token=f"{doc.serial}.{len(doc.game.actions)}",
+            deadline=deadline,
+            warn_at=warn_at,
+            seat=seat,
+        )
+
+    # --- errors -----------------------------------------------------------------------------------
+
+    def _fallback_lang(self, command: Command) -> str:
+        return negotiate(command.user.language) or self.settings.default_language
+
+    def _error_message(self, command: Command, code: str) -> Message:
+        t = translator(self._fallback_lang(command))
+        return Message(
+            Sender(command.user, command.chat),
+            render_error(t, code),
+            None,
+            (),
+            None,
+            None,
+            True,
+            t.lang,
+            "error",
+        )
+
+    def _refusal_message(self, ctx: Context, refusal: Refusal) -> Message:
+        t = ctx.t_user()
+        text = render_error(t, refusal.code, **refusal.values)
+        if refusal.extra:
+            text += "\n" + refusal.extra
+        return Message(Sender(ctx.user, ctx.chat), text, None, (), None, None, True, t.lang, "error")
+
+    # --- timers -----------------------------------------------------------------------------------
+
+    async def next_wakeup(self) -> float | None:
+        """When the earliest deadline falls due (an adapter may sleep until then, or poll each second)."""
+        return await self.store.next_deadline()
+
+    async def tick(self, now: float | None = None) -> list[Message]:
+        """Fire the deadlines due at `now`: warnings, turns played for absent players, idle lobbies."""
+        at = self.clock() if now is None else now
+        try:
+            claimed = await self.store.claim_due(
+                self.settings.tick_claim_limit, at, lease_seconds=self.settings.deadline_lease_seconds
+            )
+            out: list[Message] = []
+            for table_id, token in claimed:
+                out.extend(await self._fire(table_id, token, at))
+            return out
+        except StorageUnavailable:
+            log.warning("storage unavailable during tick")
+            return []
+
+    async def _fire(self, table_id: str, token: str, now: float) -> list[Message]:
+        base, _, stage = token.rpartition(":")
+        _, doc = await self.load(table_id)
+        if doc is None:
+            await self.store.clear_deadline(table_id, token)
+            return []
+        turn = doc.turn
+        if turn is None or turn.token != base:
+            await self._heal_deadline(table_id, token, doc, now)
+            return []
+        if stage == "w":
+            return await self._warn(table_id, doc, turn, now)
+        command = _timer_command(doc)
+
+        async def fire(ctx: Context) -> None:
+            ctx.now = now
+            current = ctx.doc
+            if current is None or current.turn is None or current.turn.token != base:
+                return
+            if stage == "l":
+                await self.handlers.close_idle_lobby(ctx)
+            else:
+                await self.handlers.turn_missed(ctx)
+
+        messages = await self.run(table_id, command, fire)
+        # Unless a save replaced it, the claimed (leased) deadline is still there: it must not fire again.
+        await self.store.clear_deadline(table_id, token)
+        return messages
+
+    async def _heal_deadline(self, table_id: str, token: str, doc: TableDoc, now: float) -> None:
+        """A deadline fired for a turn that is over: make sure the table's real deadline is set."""
+        if doc.turn is None:
+            await self.store.clear_deadline(table_id, token)
+            return
+        d = _store_deadline(doc.turn, now)
+        await self.store.set_deadline(table_id, d.when, d.token)
+
+    async def _warn(self, table_id: str, doc: TableDoc, turn: TurnDoc, now: float) -> list[Message]:
+        out: list[Message] = []
+        seat = doc.seats[turn.seat] if 0 <= turn.seat < len(doc.seats) else None
+        if seat is not None and seat.present and seat.user is not None:
+            from bot.gameflow import seat_user
+            from bot.model import Private
+
+            lang = seat.lang if seat.lang in LANGUAGES else doc.settings.language
+            t = translator(lang or doc.settings.language)
+            left = max(0, round(turn.deadline - now))
+            text = t.ngettext(
+                "Your turn: {n} second left, then a computer plays for you.",
+                "Your turn: {n} seconds left, then a computer plays for you.",
+                left,
+            ).format(n=left)
+            out.append(Message(Private(seat_user(seat)), text, None, (), None, None, True, t.lang, "warning"))
+        await self.store.set_deadline(table_id, turn.deadline, f"{turn.token}:a")
+        return out
+
+    # --- helpers for handlers ---------------------------------------------------------------------
+
+    async def chat_settings(self, chat_key: str) -> tuple[int, ChatSettings]:
+        stored = await self.store.load(f"settings:{chat_key}")
+        if stored is None:
+            return 0, self.defaults
+        data: dict[str, Any] = json.loads(stored.document)
+        merged = {**self.defaults.model_dump(), **data}
+        try:
+            preset(merged["preset"], merged.get("options") or None)
+        except (RuleError, KeyError):
+            merged["preset"], merged["options"] = self.defaults.preset, {}
+        return stored.version, ChatSettings.model_validate(merged)
+
+    async def save_chat_settings(self, chat_key: str, version: int, settings: ChatSettings) -> None:
+        await self.store.save(
+            f"settings:{chat_key}",
+            version,
+            settings.model_dump_json(),
+            ttl_seconds=self.settings.settings_ttl,
+        )
+
+
+def _store_deadline(turn: TurnDoc, now: float) -> Deadline:
+    if turn.kind == "lobby":
+        return Deadline(turn.deadline, f"{turn.token}:l")
+    if turn.warn_at is not None and turn.warn_at > now:
+        return Deadline(turn.warn_at, f"{turn.token}:w")
+    return Deadline(turn.deadline, f"{turn.token}:a")
+
+
+def _timer_command(doc: TableDoc) -> Command:
+    from bot.model import ChatRef, UserRef
+
+    chat = ChatRef(doc.platform, doc.chat_id, doc.title)
+    return Command("timer", (), chat, UserRef("timer", "timer", "timer"), source="text")

@@ -1,0 +1,143 @@
+"""What a group may see of a table, and what one player may see: the only inputs of the renderers.
+
+Group messages are rendered from a `PublicTableView`, which is built field by field from what the rules
+make public (bids, the talon when shown, played cards, points taken, totals), and never holds a hand,
+a secret talon or a card given. Private messages are rendered from `core.view.seat_view`, which holds
+exactly what one seat may know. So no renderer for a group can put a private card into a message: it
+has none to put (and `tests/bot/test_privacy.py` checks it over random games).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.table import SeatDoc, TableDoc
+from core.actions import Bid, Pass, SellTalon
+from core.deal import Phase
+from core.game import GameState
+from core.rules import Opening, RuleSet
+from core.scoring import DealResult
+from core.view import HIDDEN
+
+__all__ = ["HIDDEN", "PublicTableView", "SeatLabel", "public_view", "seat_labels"]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatLabel:
+    """How a seat is shown: a name, whether a computer plays it (and why)."""
+
+    name: str
+    computer: bool
+    level: str | None
+    away: bool
+
+    @classmethod
+    def of(cls, seat: SeatDoc) -> SeatLabel:
+        return cls(seat.name, seat.kind == "ai" or seat.kicked, seat.level, seat.away)
+
+
+def seat_labels(table: TableDoc) -> tuple[SeatLabel, ...]:
+    return tuple(SeatLabel.of(s) for s in table.seats)
+
+
+@dataclass(frozen=True, slots=True)
+class PublicTableView:
+    """A game as everyone at the table sees it."""
+
+    rules: RuleSet
+    seats: tuple[SeatLabel, ...]
+    deal_number: int
+    dealer: int
+    active: tuple[int, ...]
+    phase: str
+    to_act: int
+    auction: tuple[tuple[int, int], ...]
+    """(seat, bid), 0 for a pass; an automatic opening first."""
+    sale: tuple[tuple[int, int], ...]
+    declarer: int
+    bid: int
+    contract: int
+    forced: bool
+    blind_seat: int
+    talon: tuple[int, ...]
+    """The talon as dealt when it was shown to everyone, else empty."""
+    talon_size: int
+    talon_taken: bool
+    trump: int
+    trick: tuple[int, ...]
+    """The current trick, `HIDDEN` for a face-down crawl card."""
+    trick_seats: tuple[int, ...]
+    crawl: bool
+    last_trick: tuple[tuple[int, ...], tuple[int, ...], int] | None
+    """The previous trick of this deal as (cards, seats, winner)."""
+    tricks: int
+    taken: tuple[int, ...]
+    marriages: tuple[tuple[int, ...], ...]
+    hand_counts: tuple[int, ...]
+    totals: tuple[int, ...]
+    barrel: tuple[bool, ...]
+    bolts: tuple[int, ...]
+    results: tuple[DealResult, ...]
+    finished: bool
+    winner: int | tuple[int, ...] | None
+
+
+def public_view(table: TableDoc, state: GameState) -> PublicTableView:
+    """The public part of a game: copies only fields the rules make public."""
+    deal = state.deal
+    rules = state.rules
+    auction: list[tuple[int, int]] = []
+    if rules.opening == Opening.AUTOMATIC:
+        opening = max(rules.opening_bid, 120) if deal.golden else rules.opening_bid
+        auction.append((deal.opener, opening))
+    sale: list[tuple[int, int]] = []
+    target = auction
+    for seat, action in state.actions_this_deal():
+        if type(action) is SellTalon:
+            target = sale
+        elif type(action) is Bid:
+            target.append((seat, action.value))
+        elif type(action) is Pass:
+            target.append((seat, 0))
+    last = None
+    if deal.trick_history:
+        cards, seats, _ = deal.trick_history[-1]
+        last = (cards, seats, deal.last_winner)
+    trick = deal.trick
+    if deal.crawl:
+        trick = tuple(HIDDEN for _ in trick)
+    talon_taken = deal.declarer >= 0 and deal.phase not in (Phase.BIDDING, Phase.TALON, Phase.SALE)
+    return PublicTableView(
+        rules=rules,
+        seats=seat_labels(table),
+        deal_number=deal.number,
+        dealer=deal.dealer,
+        active=deal.active,
+        phase=state.phase,
+        to_act=-1 if state.finished else deal.to_act,
+        auction=tuple(auction),
+        sale=tuple(sale),
+        declarer=deal.declarer,
+        bid=deal.bid,
+        contract=deal.contract,
+        forced=deal.forced,
+        blind_seat=deal.blind_seat,
+        talon=deal.talon_as_dealt if deal.talon_public and deal.piles is None else (),
+        talon_size=len(deal.talon_as_dealt),
+        talon_taken=talon_taken,
+        trump=deal.trump,
+        trick=trick,
+        trick_seats=deal.trick_seats,
+        crawl=deal.crawl,
+        last_trick=last,
+        tricks=deal.tricks,
+        taken=tuple(deal.taken),
+        marriages=tuple(deal.marriages),
+        hand_counts=tuple(h.bit_count() for h in deal.hands),
+        totals=state.tally.totals,
+        barrel=state.tally.barrel_flags(rules),
+        bolts=state.tally.bolts,
+        results=state.results,
+        finished=state.finished,
+        winner=state.winner,
+    )
