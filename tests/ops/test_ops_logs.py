@@ -70,7 +70,7 @@ def test_context_is_per_task(capture: io.StringIO) -> None:
 
 
 def test_unknown_context_field_is_refused() -> None:
-    with pytest.raises(ValueError), log_context(message="hello"):  # type: ignore[arg-type]
+    with pytest.raises(ValueError), log_context(message="hello"):
         pass
 
 
