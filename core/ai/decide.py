@@ -1,0 +1,448 @@
+"""Every decision of a deal, for each level: blind, bids, talon, sale, discard, exchange, contract, play.
+
+``easy`` decides from hand-made judgements (:mod:`core.ai.hand`, :mod:`core.ai.rollout`); ``medium``
+and ``hard`` simulate: they deal the unseen cards consistently with the view many times and compare
+the candidate actions by the average outcome, scored with the match's rules (:mod:`core.ai.score`),
+so that the barrel, bolts and the race to 1000 shape bids and concessions.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..actions import (
+    BLIND_NO,
+    BLIND_YES,
+    BOMB,
+    CONCEDE,
+    PASS,
+    TAKE_PILE,
+    Action,
+    Bid,
+    Contract,
+    Give,
+    Pass,
+    discard_action,
+)
+from ..cards import FULL_DECK, CardMask
+from ..deal import Phase, layout_shape
+from ..rules import Barrel
+from ..view import SeatView
+from .budget import Budget
+from .hand import choose_discard, choose_give, estimate_points, give_candidates, p_make, ranked_cards
+from .infer import TALON, knowledge, sample
+from .play import easy_play, pimc_play
+from .rollout import rollout
+from .score import ScoreCtx
+from .simulate import DealSim, max_bid_for, points
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    name: str
+    budget: float
+    play_worlds: int
+    bid_worlds: int
+    exchange_worlds: int
+    candidates: int
+    endgame: int
+    """Solve the play exactly when at most this many cards are left in all hands (0: never)."""
+
+
+LEVEL_PARAMS: dict[str, Level] = {
+    "random": Level("random", 0.001, 0, 0, 0, 0, 0),
+    "easy": Level("easy", 0.002, 0, 0, 0, 0, 0),
+    "medium": Level("medium", 0.08, 48, 32, 24, 5, 0),
+    "hard": Level("hard", 0.3, 160, 96, 64, 7, 12),
+}
+
+
+def decide(
+    level: Level, view: SeatView, legal: Sequence[Action], rng: random.Random, budget: Budget
+) -> Action:
+    if len(legal) == 1:
+        return legal[0]
+    if level.name == "random":
+        return legal[rng.randrange(len(legal))]
+    phase = view.phase
+    simulate = level.name != "easy"
+    if phase == Phase.PLAY:
+        if not simulate:
+            return easy_play(view, legal)
+        if level.endgame:
+            from .endgame import solve_play
+
+            return solve_play(view, legal, rng, budget, level.play_worlds, level.endgame)
+        return pimc_play(view, legal, rng, budget, level.play_worlds)
+    if phase == Phase.BIDDING:
+        return _bidding(level, view, legal, rng, budget)
+    if phase == Phase.BLIND:
+        if not simulate:
+            return BLIND_NO
+        return BLIND_YES if _blind_value(view, rng, budget, level.bid_worlds) > 5.0 else BLIND_NO
+    if phase == Phase.TALON:
+        if TAKE_PILE[1] in legal:
+            return TAKE_PILE[rng.randrange(2)]
+        return TAKE_PILE[0]
+    if phase == Phase.SALE:
+        return _sale(view, legal)
+    if phase == Phase.DISCARD:
+        return _discard(level, view, legal, rng, budget)
+    if phase == Phase.EXCHANGE:
+        return _exchange(level, view, legal, rng, budget)
+    if phase == Phase.CONTRACT:
+        return _contract(level, view, legal, rng, budget)
+    return legal[0]
+
+
+# ---------------------------------------------------------------------------------------------- bidding
+
+
+def _unseen_count(view: SeatView) -> int:
+    return (FULL_DECK & ~view.hand).bit_count()
+
+
+def _talon_gain(view: SeatView) -> int:
+    """Unknown cards a declarer adds to the hand from the talon (net of cards laid down)."""
+    if view.players == 2 and view.rules.two_musiki:
+        return 2
+    return view.talon_size
+
+
+def easy_estimate(view: SeatView, hand: CardMask | None = None, talon: int | None = None) -> float:
+    mvals = tuple(view.rules.marriage_value(s) for s in range(4))
+    h = view.hand if hand is None else hand
+    return estimate_points(h, mvals, _talon_gain(view) if talon is None else talon, _unseen_count(view))
+
+
+def _declarer_only_barrel(view: SeatView) -> bool:
+    return view.rules.barrel == Barrel.DECLARER_ONLY and view.totals[view.seat] >= view.rules.barrel_at
+
+
+def _bidding(
+    level: Level, view: SeatView, legal: Sequence[Action], rng: random.Random, budget: Budget
+) -> Action:
+    bids = [a for a in legal if type(a) is Bid]
+    can_pass = PASS in legal
+    if not bids:
+        return PASS
+    nxt = bids[0]
+    if not can_pass:
+        if level.name == "easy" or not view.hand_known:
+            return nxt
+        # A compulsory opening: open at the minimum, or higher when the hand is worth it? Keep it low.
+        return nxt
+    if not view.hand_known:
+        # Blind bidder: the value of a blind contract does not depend on a hand nobody has seen.
+        if level.name == "easy":
+            return PASS
+        value = _blind_value(view, rng, budget, level.bid_worlds, upto=nxt.value)
+        return nxt if value > -10.0 else PASS
+    if level.name == "easy":
+        expected = easy_estimate(view)
+        threshold = 0.45 if _declarer_only_barrel(view) else 0.58
+        return nxt if p_make(expected, nxt.value) >= threshold else PASS
+    u_decl, u_def = _bid_values(view, nxt.value, rng, budget, level.bid_worlds)
+    return nxt if u_decl > u_def else PASS
+
+
+def _bid_values(
+    view: SeatView, value: int, rng: random.Random, budget: Budget, max_worlds: int
+) -> tuple[float, float]:
+    """Mean utility of declaring at ``value`` and of defending instead, over sampled deals."""
+    k = knowledge(view)
+    ctx = ScoreCtx(view)
+    ds = DealSim(view)
+    me = view.seat
+    ti = k.locs.index(TALON)
+    step = view.rules.bid_step
+    u_decl = 0.0
+    u_def = 0.0
+    worlds = 0
+    cost = 2 * sum(view.hand_counts) + 16
+    while worlds < max_worlds:
+        masks = sample(k, rng)
+        if masks is None:
+            break
+        hands = [0] * view.players
+        hands[me] = view.hand
+        for i, loc in enumerate(k.locs):
+            if loc >= 0:
+                hands[loc] = masks[i]
+        talon = masks[ti]
+        # As declarer.
+        sim = ds.start(hands.copy(), me, value, talon, rng)
+        rollout(sim)
+        u_decl += ctx.utility(me, me, value, sim.taken)
+        # As a defender: the strongest other hand declares, at what it would be worth.
+        other = -1
+        best = -1.0
+        mvals = ds.mvals
+        for s in view.active:
+            if s != me:
+                e = estimate_points(hands[s], mvals, _talon_gain(view), 17)
+                if e > best:
+                    other, best = s, e
+        level = max(value, int(best - 10) // step * step)
+        level = min(level, max(value, max_bid_for(view.rules, view.players, hands[other])))
+        sim = ds.start(hands.copy(), other, level, talon, rng)
+        rollout(sim)
+        u_def += ctx.utility(me, other, level, sim.taken)
+        worlds += 1
+        if not budget.spend(cost):
+            break
+    if worlds == 0:
+        return 0.0, 0.0
+    return u_decl / worlds, u_def / worlds
+
+
+def _blind_value(
+    view: SeatView, rng: random.Random, budget: Budget, max_worlds: int, upto: int | None = None
+) -> float:
+    """Best mean utility of a blind contract (at ``upto``, or the best level up to the blind cap)."""
+    k = knowledge(view)
+    ctx = ScoreCtx(view, blind_seat=view.seat)
+    ds = DealSim(view)
+    me = view.seat
+    ti = k.locs.index(TALON)
+    rules = view.rules
+    lo = max(rules.opening_bid, view.bid + rules.bid_step if view.bid else rules.opening_bid)
+    levels = [upto] if upto is not None else list(range(lo, rules.blind_max_bid + 1, rules.bid_step))
+    totals = [0.0] * len(levels)
+    worlds = 0
+    cost = sum(view.hand_counts) + 8
+    while worlds < max_worlds:
+        masks = sample(k, rng)
+        if masks is None:
+            break
+        hands = [0] * view.players
+        for i, loc in enumerate(k.locs):
+            if loc >= 0:
+                hands[loc] = masks[i]
+        sim = ds.start(hands, me, levels[0], masks[ti], rng, blind=True)
+        rollout(sim)
+        for j, v in enumerate(levels):
+            totals[j] += ctx.utility(me, me, v, sim.taken)
+        worlds += 1
+        if not budget.spend(cost):
+            break
+    if worlds == 0:
+        return -1e9
+    return max(totals) / worlds
+
+
+def _sale(view: SeatView, legal: Sequence[Action]) -> Action:
+    bids = [a for a in legal if type(a) is Bid]
+    if not bids:
+        return PASS
+    expected = easy_estimate(view, view.hand | _mask(view.talon), 0)
+    return bids[0] if p_make(expected, bids[0].value) >= 0.62 else PASS
+
+
+def _mask(cards: Sequence[int]) -> CardMask:
+    m = 0
+    for c in cards:
+        m |= 1 << c
+    return m
+
+
+# ---------------------------------------------------------------------------------------------- exchange
+
+
+def _mvals(view: SeatView) -> tuple[int, int, int, int]:
+    r = view.rules
+    return (r.marriage_value(0), r.marriage_value(1), r.marriage_value(2), r.marriage_value(3))
+
+
+def _contract_levels(view: SeatView, hand: CardMask) -> list[int]:
+    rules = view.rules
+    if not rules.contract_step:
+        return [view.bid]
+    top = max_bid_for(rules, view.players, hand)
+    return [view.bid, *range(view.bid + rules.bid_step, top + 1, rules.bid_step)]
+
+
+def _best_level(ctx: ScoreCtx, me: int, levels: list[int], results: list[list[int]]) -> tuple[float, int]:
+    """Best mean utility over contract levels for a list of playout points; skips hopeless raises."""
+    n = len(results)
+    best_u = -1e18
+    best_v = levels[0]
+    for j, v in enumerate(levels):
+        if j and sum(1 for r in results if r[me] >= v) * 2 < n:
+            break
+        u = sum(ctx.utility(me, me, v, r) for r in results) / n
+        if u > best_u:
+            best_u, best_v = u, v
+    return best_u, best_v
+
+
+def _exchange(
+    level: Level, view: SeatView, legal: Sequence[Action], rng: random.Random, budget: Budget
+) -> Action:
+    me = view.seat
+    hand = view.hand
+    mvals = _mvals(view)
+    receivers = tuple(sorted(s for s in view.active if s != me))
+    unseen = FULL_DECK & ~hand
+    default = Give(choose_give(hand, receivers, unseen, mvals))
+    ctx = ScoreCtx(view)
+    zeros = [0] * view.players
+    bomb_u = ctx.utility(me, me, view.bid, zeros, "bomb") if BOMB in legal else None
+    concede_u = ctx.utility(me, me, view.bid, zeros, "concede") if CONCEDE in legal else None
+    if level.name == "easy":
+        expected = easy_estimate(view, hand, 0)
+        p = p_make(expected, view.bid)
+        if bomb_u is not None and p < 0.3:
+            return BOMB
+        if concede_u is not None and p < 0.15:
+            return CONCEDE
+        return default if default in legal else legal[0]
+    cands = [Give(g) for g in give_candidates(hand, receivers, unseen, mvals, level.candidates)]
+    cands = [g for g in cands if g in legal] or [default]
+    k = knowledge(view)
+    ds = DealSim(view)
+    results: list[list[list[int]]] = [[] for _ in cands]
+    worlds = 0
+    cost = len(cands) * sum(view.hand_counts)
+    while worlds < level.exchange_worlds:
+        masks = sample(k, rng)
+        if masks is None:
+            break
+        base = [0] * view.players
+        base[me] = hand
+        for i, loc in enumerate(k.locs):
+            if loc >= 0:
+                base[loc] = masks[i]
+        for ci, g in enumerate(cands):
+            hands = base.copy()
+            for target, c in g.cards:
+                hands[me] &= ~(1 << c)
+                hands[target] |= 1 << c
+            sim = ds.after_give(hands, me, view.bid)
+            rollout(sim)
+            results[ci].append(sim.taken)
+        worlds += 1
+        if not budget.spend(cost):
+            break
+    if worlds == 0:
+        return default if default in legal else legal[0]
+    best_a: Action = cands[0]
+    best_u = -1e18
+    for ci, g in enumerate(cands):
+        after = hand
+        for _, c in g.cards:
+            after &= ~(1 << c)
+        u, _ = _best_level(ctx, me, _contract_levels(view, after), results[ci])
+        if u > best_u:
+            best_u, best_a = u, g
+    if bomb_u is not None and bomb_u > best_u:
+        return BOMB
+    if concede_u is not None and concede_u > best_u:
+        return CONCEDE
+    return best_a
+
+
+def _contract(
+    level: Level, view: SeatView, legal: Sequence[Action], rng: random.Random, budget: Budget
+) -> Action:
+    values = [a.value for a in legal if type(a) is Contract]
+    if level.name == "easy":
+        expected = easy_estimate(view, view.hand, 0)
+        best = values[0]
+        for v in values:
+            if p_make(expected, v) >= 0.75:
+                best = max(best, v)
+        return _pick_contract(legal, best)
+    k = knowledge(view)
+    ds = DealSim(view)
+    ctx = ScoreCtx(view)
+    me = view.seat
+    results: list[list[int]] = []
+    piles = 0
+    cost = sum(view.hand_counts)
+    while len(results) < level.exchange_worlds:
+        masks = sample(k, rng)
+        if masks is None:
+            break
+        hands = [0] * view.players
+        hands[me] = view.hand
+        for i, loc in enumerate(k.locs):
+            if loc >= 0:
+                hands[loc] = masks[i]
+            elif loc == TALON:
+                piles = points(masks[i])
+        sim = ds.after_give(hands, me, view.bid, piles)
+        rollout(sim)
+        results.append(sim.taken)
+        if not budget.spend(cost):
+            break
+    if not results:
+        return legal[0]
+    _, v = _best_level(ctx, me, values, results)
+    return _pick_contract(legal, v)
+
+
+def _pick_contract(legal: Sequence[Action], value: int) -> Action:
+    for a in legal:
+        if type(a) is Contract and a.value == value:
+            return a
+    return legal[0]
+
+
+def _discard(
+    level: Level, view: SeatView, legal: Sequence[Action], rng: random.Random, budget: Budget
+) -> Action:
+    hand = view.hand
+    mvals = _mvals(view)
+    unseen = FULL_DECK & ~hand
+    default = discard_action(choose_discard(hand, unseen, mvals))
+    if level.name == "easy":
+        return default if default in legal else legal[0]
+    ranked = [c for _, c in ranked_cards(hand, unseen, mvals)][:5]
+    cands = [discard_action((a, b)) for i, a in enumerate(ranked) for b in ranked[i + 1 :]][
+        : level.candidates + 1
+    ]
+    cands = [d for d in cands if d in legal] or [default]
+    k = knowledge(view)
+    ds = DealSim(view)
+    ctx = ScoreCtx(view)
+    me = view.seat
+    results: list[list[list[int]]] = [[] for _ in cands]
+    worlds = 0
+    cost = len(cands) * sum(view.hand_counts)
+    while worlds < level.exchange_worlds:
+        masks = sample(k, rng)
+        if masks is None:
+            break
+        base = [0] * view.players
+        other = 0
+        for i, loc in enumerate(k.locs):
+            if loc >= 0:
+                base[loc] = masks[i]
+            elif loc == TALON:
+                other = masks[i]
+        for ci, d in enumerate(cands):
+            hands = base.copy()
+            dm = _mask(d.cards)
+            hands[me] = hand & ~dm
+            sim = ds.after_give(hands, me, view.bid, points(other | dm))
+            rollout(sim)
+            results[ci].append(sim.taken)
+        worlds += 1
+        if not budget.spend(cost):
+            break
+    if worlds == 0:
+        return default if default in legal else legal[0]
+    best_a: Action = cands[0]
+    best_u = -1e18
+    for ci, d in enumerate(cands):
+        u, _ = _best_level(ctx, me, _contract_levels(view, hand & ~_mask(d.cards)), results[ci])
+        if u > best_u:
+            best_u, best_a = u, d
+    return best_a
+
+
+__all__ = ["LEVEL_PARAMS", "Level", "decide", "easy_estimate", "layout_shape"]
+_unused = (Pass,)

@@ -1,0 +1,282 @@
+"""The hard player's card play: Monte Carlo sampling with an exact solver of the open-card endgame.
+
+Early in a deal the hard player does what the medium one does with more deals; once few cards are
+left, each sampled deal is solved exactly instead of played out by the heuristic: an alpha-beta
+search of the declarer (maximizing their deal points) against the defenders as a team (minimizing
+them), which is what decides the contract.  The defenders' share of the rest is split evenly.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Final
+
+from ..actions import Action
+from ..cards import CARD_POINTS, SUIT_MASKS, CardMask
+from ..view import SeatView
+from .budget import Budget
+from .infer import knowledge, sample
+from .play import easy_play, move_of, world_sim
+from .rollout import rollout
+from .score import ScoreCtx
+from .sim import DECLARE, QK_ALL, Sim
+
+_INF: Final = 1 << 20
+
+
+def _bits_high_first(mask: CardMask) -> list[int]:
+    out = []
+    while mask:
+        c = mask.bit_length() - 1
+        out.append(c)
+        mask ^= 1 << c
+    return out
+
+
+class Solver:
+    """Exact play of a small open-card position (no ``must_beat``, no crawl)."""
+
+    __slots__ = ("auto", "decl", "hands", "mvals", "n", "nodes", "piles", "pr", "succ", "table")
+
+    def __init__(self, sim: Sim) -> None:
+        self.hands = sim.hands.copy()
+        self.succ = sim.succ
+        self.decl = sim.declarer
+        self.n = sim.n_active
+        self.piles = sim.piles_points
+        self.pr = sim.pr
+        self.mvals = sim.pr.mvals
+        self.auto = not sim.pr.choice
+        self.nodes = 0
+        self.table: dict[tuple[int, ...], tuple[int, int]] = {}
+
+    def moves(self, seat: int, trick: list[int], trump: int) -> list[int]:
+        hand = self.hands[seat]
+        if trick:
+            led = trick[0] // 6
+            m = hand & SUIT_MASKS[led]
+            if not m and trump >= 0:
+                m = hand & SUIT_MASKS[trump]
+            return _bits_high_first(m or hand)
+        out = _bits_high_first(hand)
+        if hand.bit_count() >= self.pr.min_cards and hand & QK_ALL:
+            for s in range(4):
+                mm = SUIT_MASKS[s] & QK_ALL
+                if hand & mm == mm:
+                    if self.auto:
+                        continue
+                    out.append((6 * s + 3) | DECLARE)
+                    out.append((6 * s + 2) | DECLARE)
+        return out
+
+    def search(
+        self,
+        seat: int,
+        trick: list[int],
+        seats: list[int],
+        trump: int,
+        alpha: int,
+        beta: int,
+    ) -> int:
+        """Declarer's points from here on, with the defenders minimizing."""
+        self.nodes += 1
+        hands = self.hands
+        if not trick:
+            # Between tricks the future depends only on the hands, the leader and the trump.
+            key = (*hands, seat, trump)
+            entry = self.table.get(key)
+            a0, b0 = alpha, beta
+            if entry is not None:
+                lo, hi = entry
+                if lo >= beta:
+                    return lo
+                if hi <= alpha:
+                    return hi
+                if lo == hi:
+                    return lo
+                alpha = max(alpha, lo)
+                beta = min(beta, hi)
+                a0, b0 = alpha, beta
+            v = self._search(seat, trick, seats, trump, alpha, beta)
+            if v <= a0:
+                self.table[key] = (entry[0] if entry else -_INF, v)
+            elif v >= b0:
+                self.table[key] = (v, entry[1] if entry else _INF)
+            else:
+                self.table[key] = (v, v)
+            return v
+        return self._search(seat, trick, seats, trump, alpha, beta)
+
+    def _search(
+        self,
+        seat: int,
+        trick: list[int],
+        seats: list[int],
+        trump: int,
+        alpha: int,
+        beta: int,
+    ) -> int:
+        hands = self.hands
+        maximize = seat == self.decl
+        best_v = -_INF if maximize else _INF
+        for move in self.moves(seat, trick, trump):
+            c = move & 31
+            gain = 0
+            new_trump = trump
+            if not trick and c % 6 in (2, 3):
+                suit = c // 6
+                mm = SUIT_MASKS[suit] & QK_ALL
+                hand = hands[seat]
+                if (
+                    hand & mm == mm
+                    and hand.bit_count() >= self.pr.min_cards
+                    and (self.auto or move & DECLARE)
+                ):
+                    new_trump = suit
+                    if seat == self.decl:
+                        gain = self.mvals[suit]
+            hands[seat] ^= 1 << c
+            trick.append(c)
+            seats.append(seat)
+            if len(trick) == self.n:
+                winner = seats[_winner(trick, new_trump)]
+                add = gain
+                if winner == self.decl:
+                    for x in trick:
+                        add += CARD_POINTS[x]
+                saved_t = list(trick)
+                saved_s = list(seats)
+                trick.clear()
+                seats.clear()
+                if hands[winner]:
+                    v = add + self.search(winner, trick, seats, new_trump, alpha - add, beta - add)
+                else:
+                    v = add + (self.piles if winner == self.decl else 0)
+                trick.extend(saved_t)
+                seats.extend(saved_s)
+            else:
+                v = gain + self.search(self.succ[seat], trick, seats, new_trump, alpha - gain, beta - gain)
+            trick.pop()
+            seats.pop()
+            hands[seat] ^= 1 << c
+            if maximize:
+                if v > best_v:
+                    best_v = v
+                if best_v > alpha:
+                    alpha = best_v
+            else:
+                if v < best_v:
+                    best_v = v
+                if best_v < beta:
+                    beta = best_v
+            if alpha >= beta:
+                break
+        return best_v
+
+
+def _winner(trick: list[int], trump: int) -> int:
+    led = trick[0] // 6
+    best = 0
+    best_card = trick[0]
+    best_trump = led == trump
+    for i in range(1, len(trick)):
+        c = trick[i]
+        s = c // 6
+        if s == trump:
+            if not best_trump or c > best_card:
+                best, best_card, best_trump = i, c, True
+        elif not best_trump and s == led and c > best_card:
+            best, best_card = i, c
+    return best
+
+
+def solve_root(sim: Sim, moves: list[int]) -> list[int]:
+    """For each root move, the declarer's final deal points with exact play afterwards."""
+    out = []
+    table: dict[tuple[int, ...], tuple[int, int]] = {}
+    for m in moves:
+        s = sim.clone()
+        s.play(m)
+        if s.done:
+            out.append(s.taken[s.declarer])
+            continue
+        solver = Solver(s)
+        solver.table = table
+        future = solver.search(s.to_act, list(s.trick), list(s.trick_seats), s.trump, -_INF, _INF)
+        out.append(s.taken[s.declarer] + future)
+    return out
+
+
+def _points_vector(sim: Sim, decl_final: int) -> list[int]:
+    """A final points vector: the declarer's as solved, the rest split evenly among the defenders."""
+    remaining = sim.piles_points
+    for h in sim.hands:
+        m = h
+        while m:
+            low = m & -m
+            remaining += CARD_POINTS[low.bit_length() - 1]
+            m ^= low
+    for c in sim.trick:
+        remaining += CARD_POINTS[c]
+    decl = sim.declarer
+    rest = max(0, remaining - (decl_final - sim.taken[decl]))
+    defenders = [s for s in range(len(sim.taken)) if s != decl and sim.succ[s] >= 0]
+    out = list(sim.taken)
+    out[decl] = decl_final
+    share, extra = divmod(rest, len(defenders))
+    for i, s in enumerate(defenders):
+        out[s] += share + (extra if i == 0 else 0)
+    return out
+
+
+def solve_play(
+    view: SeatView,
+    legal: Sequence[Action],
+    rng: random.Random,
+    budget: Budget,
+    max_worlds: int,
+    endgame_cards: int,
+) -> Action:
+    """Monte Carlo over consistent deals; each deal solved exactly once few cards are left."""
+    moves = [move_of(a) for a in legal]
+    k = knowledge(view)
+    ctx = ScoreCtx(view)
+    me = view.seat
+    remaining = sum(view.hand_counts)
+    rules = view.rules
+    exact = (
+        remaining <= endgame_cards
+        and not rules.must_beat
+        and not rules.ace_marriage
+        and not view.crawl
+        and view.tricks > 0
+    )
+    totals = [0.0] * len(moves)
+    cost = max(1, remaining * len(moves)) * (4 if exact else 1)
+    worlds = 0
+    while worlds < max_worlds:
+        masks = sample(k, rng)
+        if masks is None:
+            break
+        base = world_sim(view, k, masks)
+        if exact:
+            finals = solve_root(base, moves)
+            for i, m in enumerate(moves):
+                s = base.clone()
+                s.play(m)
+                pts = _points_vector(s, finals[i]) if not s.done else s.taken
+                totals[i] += ctx.utility(me, base.declarer, base.contract, pts)
+        else:
+            for i, m in enumerate(moves):
+                s = base.clone()
+                s.play(m)
+                rollout(s)
+                totals[i] += ctx.utility(me, s.declarer, s.contract, s.taken)
+        worlds += 1
+        if not budget.spend(cost):
+            break
+    if worlds == 0:
+        return easy_play(view, legal)
+    best = max(range(len(moves)), key=lambda i: totals[i])
+    return legal[best]

@@ -1,0 +1,159 @@
+"""Card play: the easy heuristic and the Monte Carlo of the medium and hard players.
+
+Monte Carlo here is "perfect information Monte Carlo": deal the unseen cards many times consistently
+with what the seat knows (:mod:`core.ai.infer`), try every legal card in each deal, play the rest out,
+and keep the card with the best average outcome.  All candidate cards see the same deals, so their
+differences are measured with little noise even with few deals.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from ..actions import CRAWL as CRAWL_ACTION
+from ..actions import PLAYS, PLAYS_DECLARING, Action, Crawl, Play
+from ..cards import CARD_POINTS, FULL_DECK, SUIT_MASKS, CardMask, mask_of
+from ..view import HIDDEN, SeatView
+from .budget import Budget
+from .infer import TALON, Knowledge, knowledge, sample, suit_voids, trick_loc
+from .rollout import heuristic_move, rollout
+from .score import ScoreCtx
+from .sim import CRAWL, DECLARE, PlayRules, Sim, new_sim
+
+
+def successors(view: SeatView) -> tuple[int, ...]:
+    succ = [-1] * view.players
+    act = view.active
+    for i, s in enumerate(act):
+        succ[s] = act[(i + 1) % len(act)]
+    return tuple(succ)
+
+
+def move_of(action: Action) -> int:
+    if type(action) is Crawl:
+        return CRAWL
+    assert type(action) is Play
+    return action.card | DECLARE if action.declare else action.card
+
+
+def action_of(move: int) -> Action:
+    if move == CRAWL:
+        return CRAWL_ACTION
+    if move & DECLARE:
+        return PLAYS_DECLARING[move & 31]
+    return PLAYS[move]
+
+
+def _base_sim(view: SeatView, hands: list[CardMask], trick: list[int], piles_points: int = 0) -> Sim:
+    return new_sim(
+        PlayRules(view.rules),
+        view.active,
+        successors(view),
+        view.declarer,
+        view.contract,
+        hands,
+        piles_points=piles_points,
+        trump=view.trump,
+        trick=trick,
+        trick_seats=list(view.trick_seats),
+        leader=view.leader,
+        to_act=view.to_act,
+        tricks=view.tricks,
+        taken=list(view.taken),
+        declared=view.declared,
+        crawl=view.crawl,
+    )
+
+
+def possibility_sim(view: SeatView) -> Sim:
+    """A :class:`Sim` where each other seat "holds" every card it might hold: for quick judgements."""
+    unknown = FULL_DECK & ~(view.hand | view.played | view.known_cards)
+    voids = suit_voids(view)
+    hands = [0] * view.players
+    for s in view.active:
+        if s == view.seat:
+            hands[s] = view.hand
+        else:
+            m = unknown
+            v = voids.get(s, 0)
+            for suit in range(4):
+                if v >> suit & 1:
+                    m &= ~SUIT_MASKS[suit]
+            hands[s] = m
+    return _base_sim(view, hands, list(view.trick))
+
+
+def world_sim(view: SeatView, k: Knowledge, masks: list[CardMask]) -> Sim:
+    """The determinization of a play-phase view for one sampled deal of the unknown cards."""
+    hands = [0] * view.players
+    hands[view.seat] = view.hand
+    trick = list(view.trick)
+    piles = 0
+    for i, loc in enumerate(k.locs):
+        if loc >= 0:
+            hands[loc] = masks[i]
+        elif loc == TALON:
+            piles = sum(CARD_POINTS[c] for c in _bits(masks[i]))
+        else:
+            pos = -10 - loc
+            trick[pos] = masks[i].bit_length() - 1
+    return _base_sim(view, hands, trick, piles)
+
+
+def _bits(mask: CardMask) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def easy_play(view: SeatView, legal: Sequence[Action]) -> Action:
+    sim = possibility_sim(view)
+    move = heuristic_move(sim)
+    action = action_of(move)
+    if action in legal:
+        return action
+    plain = PLAYS[move & 31]
+    return plain if plain in legal else legal[0]
+
+
+def pimc_play(
+    view: SeatView,
+    legal: Sequence[Action],
+    rng: random.Random,
+    budget: Budget,
+    max_worlds: int,
+) -> Action:
+    """Perfect-information Monte Carlo over deals consistent with the view, heuristic playouts."""
+    moves = [move_of(a) for a in legal]
+    k = knowledge(view)
+    ctx = ScoreCtx(view)
+    me = view.seat
+    totals = [0.0] * len(moves)
+    remaining = sum(view.hand_counts)
+    cost = max(1, remaining * len(moves))
+    worlds = 0
+    while worlds < max_worlds:
+        masks = sample(k, rng)
+        if masks is None:
+            break
+        base = world_sim(view, k, masks)
+        for i, m in enumerate(moves):
+            s = base.clone()
+            s.play(m)
+            rollout(s)
+            totals[i] += ctx.utility(me, s.declarer, s.contract, s.taken)
+        worlds += 1
+        if not budget.spend(cost):
+            break
+    if worlds == 0:
+        return easy_play(view, legal)
+    best = max(range(len(moves)), key=lambda i: totals[i])
+    return legal[best]
+
+
+__all__ = ["easy_play", "pimc_play", "possibility_sim", "trick_loc", "world_sim"]
+_unused = (HIDDEN, mask_of)
