@@ -218,10 +218,10 @@ def _sample_once(k: Knowledge, rng: random.Random) -> list[CardMask] | None:
     out = k.fixed.copy()
     pool = k.pool
     if k.floating:
-        pick = _float_assignment(k, rng)
-        if pick is None:
+        assignment = _float_assignment(k, rng)
+        if assignment is None:
             return None
-        for t, c in pick:
+        for t, c in assignment:
             out[t] |= 1 << c
             need[t] -= 1
     cards = list(_bits(pool))
