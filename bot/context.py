@@ -61,6 +61,8 @@ class Context:
     """An action was applied to the game (the turn moved on)."""
     deadline_reset: bool = False
     """Recompute the turn or lobby deadline when saving."""
+    actions_at_load: int = 0
+    """How many game actions the loaded table held (the stream entry lists the ones added)."""
 
     @property
     def next_version(self) -> int:

@@ -662,12 +662,6 @@ class Handlers:
         code = negotiate(args[0]) or args[0].lower()
         if code not in LANGUAGES:
             raise Refusal("unknown_language")
-        if not ctx.chat.private and self._is_manager(ctx):
-            ctx.command = ctx.command.__class__(
-                "set", ("language", code), ctx.chat, ctx.user, ctx.command.source, ctx.command.version
-            )
-            await self.set(ctx)
-            return
         await self._save_prefs(ctx.user.key, lambda p: setattr(p, "language", code))
         doc = ctx.doc
         seat = doc.seat_of(ctx.user.key) if doc is not None else None

@@ -679,7 +679,7 @@ def render_help(t: Translator) -> Rendered:
         "/bomb · /concede · /crawl\n"
         "/hand · /table · /score · /rules · /export\n"
         "/set preset|turn|level|lang VALUE, or /set OPTION VALUE\n"
-        "/lang pl: your language (in a private chat) or the chat's\n"
+        "/lang pl: your own language · /set lang pl: the chat's\n"
         "/kick N: hand seat N to a computer · /back · /end\n"
         "/stats · /top · /help"
     )

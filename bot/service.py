@@ -173,6 +173,8 @@ class Service:
                 if doc is not None and doc.game is not None:
                     state = self.cache.state(doc.serial, doc.game.spec, doc.game.actions)
                 ctx = Context(command, table_id, version, doc, state, now, self.defaults, before=state)
+                if doc is not None and doc.game is not None:
+                    ctx.actions_at_load = len(doc.game.actions)
                 try:
                     await handler(ctx)
                 except Refusal as refusal:
@@ -207,11 +209,14 @@ class Service:
             "game": self.settings.game_ttl,
             "finished": self.settings.finished_ttl,
         }[doc.status]
-        entry = {"v": ctx.version + 1, "cmd": ctx.command.name, "user": ctx.user.key}
+        entry: dict[str, Any] = {"v": ctx.version + 1, "cmd": ctx.command.name, "user": ctx.user.key}
         if ctx.log:
             entry["log"] = ctx.log
         if doc.game is not None:
             entry["n"] = len(doc.game.actions)
+            added = doc.game.actions[ctx.actions_at_load :] if ctx.actions_at_load <= entry["n"] else []
+            if added:
+                entry["a"] = added
         await self.store.save(
             ctx.table_id,
             ctx.version,

@@ -1,0 +1,234 @@
+"""Moves typed and pressed, and bad input of every kind: a private reply, and nothing changes."""
+
+from __future__ import annotations
+
+import random
+
+from botkit import Harness, action_text, errors, make_user
+
+from bot.commands import encode_payload
+from bot.i18n import translator
+from bot.model import ChatRef, Private, Sender
+from core.actions import Bid, Pass, Play
+from core.cards import CARD_NAMES, cards_of
+from core.deal import Phase
+
+ALA, BARTEK, CELINA = (make_user(i) for i in range(3))
+USERS = {0: ALA, 1: BARTEK, 2: CELINA}
+
+
+async def three_humans(h: Harness, preset: str = "polish") -> None:
+    await h.open_table([ALA, BARTEK, CELINA], preset=preset)
+
+
+async def to_play_phase(h: Harness) -> None:
+    rng = random.Random(5)
+    for _ in range(200):
+        state = await h.state()
+        if state.deal.phase == Phase.PLAY:
+            return
+        assert await h.play_turn(rng, USERS)
+    raise AssertionError("no play phase")
+
+
+async def unchanged(h: Harness, user_text: list[tuple[object, str]]) -> None:
+    """Each command is refused with one private message and the stored table stays as it was."""
+    before = await h.store.load(h.table_id)
+    for user, text in user_text:
+        out = await h.text(user, text)  # type: ignore[arg-type]
+        assert len(out) == 1, (text, [m.text for m in out])
+        assert out[0].kind == "error" and isinstance(out[0].audience, Sender), text
+        assert out[0].audience.user == user
+        assert await h.store.load(h.table_id) == before, text
+
+
+async def test_typed_moves_in_every_form(harness: Harness) -> None:
+    h = harness
+    await three_humans(h, "russian")
+    state = await h.state()
+    opener = state.to_act
+    assert opener is not None
+    user = USERS[opener]
+    # "bid 100" without a slash, with the bot name, in capitals.
+    assert not errors(await h.text(user, "BID@thousand_bot 100"))
+    state = await h.state()
+    assert state.actions_this_deal()[-1] == (opener, Bid(100))
+    nxt = state.to_act
+    assert nxt is not None
+    assert not errors(await h.text(USERS[nxt], "pass"))
+    state = await h.state()
+    assert state.actions_this_deal()[-1] == (nxt, Pass())
+
+
+async def test_cards_typed_in_many_ways(harness: Harness) -> None:
+    h = harness
+    await three_humans(h)
+    await to_play_phase(h)
+    t_pl = translator("pl")
+    for i in range(6):
+        state = await h.state()
+        seat = state.to_act
+        assert seat is not None
+        legal = [a for a in state.legal_actions(seat) if isinstance(a, Play)]
+        card = legal[0].card
+        name = CARD_NAMES[card]
+        forms = [name, name.lower(), name[:-1] + "♣♠♥♦"["CSHD".index(name[-1])], t_pl.card(card)]
+        user = USERS[seat]
+        if i % 2:
+            await h.text(user, "/lang pl")
+        assert not errors(await h.text(user, f"/play {forms[i % len(forms)]}"))
+        state = await h.state()
+        assert not state.deal.hands[seat] >> card & 1
+
+
+async def test_bad_input_changes_nothing(harness: Harness) -> None:
+    h = harness
+    await three_humans(h)
+    state = await h.state()
+    seat = state.to_act
+    assert seat is not None
+    me, other = USERS[seat], USERS[(seat + 1) % 3]
+    stranger = make_user(4)
+    await unchanged(
+        h,
+        [
+            (me, "/dance"),
+            (me, "/bid lots"),
+            (me, "/bid"),
+            (me, "/bid 105"),
+            (me, "/bid 1000"),
+            (me, "/play QS"),
+            (me, "/play XX"),
+            (me, "/contract 120"),
+            (other, "/pass"),
+            (other, "/bid 120"),
+            (stranger, "/pass"),
+            (stranger, "/hand"),
+            (me, "/join"),
+            (me, "/add_ai"),
+            (me, "/set bogus 1"),
+            (me, "/back"),
+            (me, "/kick 9"),
+        ],
+    )
+
+
+async def test_refusals_are_translated_for_the_sender(harness: Harness) -> None:
+    h = harness
+    await three_humans(h)
+    state = await h.state()
+    seat = state.to_act
+    assert seat is not None
+    out = await h.text(USERS[(seat + 1) % 3], "/pass")
+    english = out[0].text
+    await h.text(USERS[(seat + 1) % 3], "/lang ru")
+    out = await h.text(USERS[(seat + 1) % 3], "/pass")
+    assert out[0].language == "ru"
+    assert translator("ru")._("It is not your turn.") == out[0].text
+    assert english == "It is not your turn."
+
+
+async def test_buttons_stale_forged_and_foreign(harness: Harness) -> None:
+    h = harness
+    await three_humans(h)
+    state = await h.state()
+    seat = state.to_act
+    assert seat is not None
+    me = USERS[seat]
+    hand = h.hands[me.key]
+    version, _ = await h.doc()
+    payloads = [b.payload for row in hand.buttons for b in row]
+    assert all(p.split(":")[2] == str(version) for p in payloads)
+    before = await h.store.load(h.table_id)
+    bad = [
+        encode_payload("pass", (), version + 5, h.table_id),  # a version the table never had
+        encode_payload("pass", (), version, "t:-999"),  # another table, pressed in this group
+        "p:QS:1:t:-100:extra",  # malformed
+        "garbage",
+    ]
+    for payload in bad:
+        out = await h.press(me, payload)
+        assert [m.kind for m in out] == ["error"], payload
+        assert await h.store.load(h.table_id) == before
+    # Someone else's action makes my old buttons stale: refused, with a fresh hand.
+    other = USERS[(seat + 1) % 3]
+    await h.text(other, "/lang pl")  # changes the table (a seat's language): a new version
+    out = await h.press(me, payloads[0])
+    assert out[0].kind == "error" and "out of date" in out[0].text
+    assert any(m.kind == "hand" and isinstance(m.audience, Private) for m in out[1:])
+    fresh = h.hands[me.key]
+    newer = [b.payload for row in fresh.buttons for b in row]
+    assert not errors(await h.press(me, newer[0]))
+    # Pressing it again (a double click) is stale now.
+    out = await h.press(me, newer[0])
+    assert errors(out)
+
+
+async def test_button_from_private_chat_reaches_the_table(harness: Harness) -> None:
+    h = harness
+    await three_humans(h)
+    state = await h.state()
+    seat = state.to_act
+    assert seat is not None
+    me = USERS[seat]
+    dm = ChatRef("t", me.user_id, "", private=True)
+    payload = h.hands[me.key].buttons[0][0].payload
+    assert not errors(await h.press(me, payload, chat=dm))
+    # A typed move in the DM goes to the one table the user sits at.
+    state = await h.state()
+    nxt = state.to_act
+    assert nxt is not None
+    legal = list(state.legal_actions(nxt))
+    dm2 = ChatRef("t", USERS[nxt].user_id, "", private=True)
+    assert not errors(await h.text(USERS[nxt], action_text(legal[0], state, nxt), chat=dm2))
+
+
+async def test_give_with_buttons_step_by_step(harness: Harness) -> None:
+    h = harness
+    await three_humans(h)
+    rng = random.Random(1)
+    for _ in range(50):
+        state = await h.state()
+        if state.deal.phase == Phase.EXCHANGE:
+            break
+        assert await h.play_turn(rng, USERS, buttons=0.0)
+    state = await h.state()
+    assert state.deal.phase == Phase.EXCHANGE
+    seat = state.to_act
+    assert seat is not None
+    me = USERS[seat]
+    await h.text(me, "/hand")
+    cards = cards_of(state.deal.hands[seat])
+    first = h.button_for(me, "give", (CARD_NAMES[cards[0]],))
+    assert first is not None
+    out = await h.press(me, first)
+    assert not errors(out) and await h.state() is not None
+    assert (await h.state()).deal.phase == Phase.EXCHANGE  # nothing applied yet
+    second = h.button_for(me, "give", (CARD_NAMES[cards[0]], CARD_NAMES[cards[1]]))
+    assert second is not None
+    assert not errors(await h.press(me, second))
+    state = await h.state()
+    assert state.deal.phase != Phase.EXCHANGE
+    # Typed gives must name a card for each other player.
+    assert errors(await h.text(me, "/give 9C"))
+
+
+async def test_play_a_whole_game_with_three_people(harness: Harness) -> None:
+    h = harness
+    await three_humans(h, "estonian")
+    rng = random.Random(11)
+    for _ in range(3000):
+        _, doc = await h.doc()
+        assert doc is not None
+        if doc.status == "finished":
+            break
+        assert await h.play_turn(rng, USERS, sensible=True)
+    _, doc = await h.doc()
+    assert doc is not None and doc.status == "finished" and doc.ended == "won"
+    finals = [m for m in h.sent if m.kind == "final"]
+    assert len(finals) == 1 and "🏆" in finals[0].text
+    # Statistics were recorded once.
+    stats = await h.store.get_stats(f"user:{ALA.key}")
+    assert stats["games"] == 1
+    top = await h.text(ALA, "/top")
+    assert top[0].kind == "top" and "Ala" in top[0].text
