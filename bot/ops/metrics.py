@@ -76,10 +76,16 @@ class Metrics:
             buckets=_LATENCY_BUCKETS,
         )
         self.active_tables = Gauge(
-            "active_tables", "Live tables (lobby or game) as last sampled.", namespace=ns, registry=r
+            "active_tables",
+            "Tables with a command in the last 15 minutes, all processes together (take max, not sum).",
+            namespace=ns,
+            registry=r,
         )
         self.active_players = Gauge(
-            "active_players", "Human players seated at live tables as last sampled.", namespace=ns, registry=r
+            "active_players",
+            "Users who sent a command in the last 15 minutes, all processes together (take max, not sum).",
+            namespace=ns,
+            registry=r,
         )
         self.cas_conflicts = Counter(
             "cas_conflicts",

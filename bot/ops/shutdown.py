@@ -18,6 +18,7 @@ The order, run by `GracefulShutdown.shutdown()`:
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import signal
 import time
@@ -66,6 +67,9 @@ class GracefulShutdown:
         self._flush: list[tuple[str, Hook]] = []
         self._report: ShutdownReport | None = None
         self._running: asyncio.Task[ShutdownReport] | None = None
+        self._inside: contextvars.ContextVar[bool] = contextvars.ContextVar(
+            "thousand_in_update", default=False
+        )
 
     # --- wiring -------------------------------------------------------------------------------------
 
@@ -109,14 +113,21 @@ class GracefulShutdown:
 
     @asynccontextmanager
     async def update(self) -> AsyncIterator[None]:
-        """Wrap the handling of one update. Raises `ShuttingDown` (before the block) once stopping."""
+        """Wrap the handling of one update, from taking it to the last message sent for it. Raises
+        `ShuttingDown` (before the block) once stopping. Nested use in the same task is part of the outer
+        update: an update taken before the stop request is finished, whatever it calls."""
+        if self._inside.get():
+            yield
+            return
         if self.stopping.is_set():
             raise ShuttingDown(self.reason)
         self._in_flight += 1
         self._idle.clear()
+        token = self._inside.set(True)
         try:
             yield
         finally:
+            self._inside.reset(token)
             self._in_flight -= 1
             if self._in_flight == 0:
                 self._idle.set()

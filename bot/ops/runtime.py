@@ -1,0 +1,264 @@
+"""What a bot process runs around the service: checked settings, logs, the store, metrics, health
+endpoints, the timer loop, and the graceful stop. An adapter's `main` is then only its platform.
+
+    settings = prepare("telegram")                  # exits with one line per bad setting
+    runtime = Runtime(settings, platform="telegram")
+    runtime.shutdown.on_stop_intake("polling", application.updater.stop)
+    await runtime.start(deliver=send_messages)      # health server, signals, timers
+    ...  # on each update:
+    async with runtime.update():                    # refuses (ShuttingDown) once stopping
+        messages = await runtime.handle(command, kind="button")
+        await send(messages)                        # finished before the process exits
+    runtime.health.set_connected("telegram", True)  # when the platform session is up (and False when lost)
+    await runtime.run_until_stopped()               # SIGTERM: stop intake, drain, flush, return
+
+`handle` raises `ShuttingDown` once the process is stopping: answer the platform so that the update is
+delivered again to another process (webhook: HTTP 503), or drop it (polling: the offset is not
+confirmed, so the next process gets it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
+from typing import Final
+
+from bot.model import Command, Message, Sender
+from bot.ops.activity import Activity, LocalActivity, RedisActivity
+from bot.ops.config import ConfigError, Platform, secrets_of, startup_settings
+from bot.ops.health import Health, HealthServer
+from bot.ops.logs import configure_logging, log_context
+from bot.ops.metered import MeteredStore, Probe, probe
+from bot.ops.metrics import Metrics
+from bot.ops.shutdown import GracefulShutdown, ShutdownReport, ShuttingDown
+from bot.service import Service
+from bot.settings import Settings
+from bot.storage import MemoryStore, RedisStore, Store
+
+__all__ = ["Deliver", "Runtime", "ShuttingDown", "open_store", "outcome_of", "prepare"]
+
+log = logging.getLogger("thousand.runtime")
+
+Deliver = Callable[[list[Message]], Awaitable[None]]
+"""Sends messages the timers produced (a turn played for an absent player, a warning) to the platform."""
+
+ServiceFactory = Callable[[Store, Settings], Service]
+
+_SAMPLE_SECONDS: Final = 15.0
+
+
+def prepare(platform: Platform | None, env_file: str | None = ".env") -> Settings:
+    """Settings checked for `platform`, and logging set up from them. On a bad setting: one line per
+    problem on stderr, exit status 2 (before anything connects anywhere)."""
+    try:
+        settings = startup_settings(platform, env_file)
+    except ConfigError as exc:
+        for line in exc.problems:
+            print(f"thousand: {line}", file=sys.stderr)
+        raise SystemExit(2) from None
+    configure_logging(settings.log_level, settings.log_format, secrets=secrets_of(settings))
+    return settings
+
+
+def open_store(settings: Settings) -> Store:
+    """Redis when REDIS_URL is set, else the memory store (one process; games end with it)."""
+    if settings.redis_url:
+        return RedisStore.from_url(
+            settings.redis_url, prefix=settings.redis_prefix, cluster=settings.redis_cluster
+        )
+    log.warning("REDIS_URL is not set: games are kept in memory and lost when this process stops")
+    return MemoryStore()
+
+
+def outcome_of(messages: list[Message], seen: Probe) -> str:
+    """ok, refused (a rule or permission said no: the sender got an error), or unavailable."""
+    if seen.unavailable:
+        return "unavailable"
+    if any(m.kind == "error" and isinstance(m.audience, Sender) for m in messages):
+        return "refused"
+    return "ok"
+
+
+def _table_of(command: Command) -> str | None:
+    if command.table_id:
+        return command.table_id
+    return None if command.chat.private else command.chat.key
+
+
+class Runtime:
+    """One per process. See the module docstring for the order of calls."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        platform: str,
+        store: Store | None = None,
+        service_factory: ServiceFactory | None = None,
+        metrics: Metrics | None = None,
+        activity: Activity | None = None,
+        tick_interval: float = 1.0,
+        sample_interval: float = _SAMPLE_SECONDS,
+    ) -> None:
+        self.settings = settings
+        self.platform = platform
+        self.metrics = metrics or Metrics()
+        self.store = MeteredStore(store if store is not None else open_store(settings), self.metrics)
+        self.service = (service_factory or Service)(self.store, settings)
+        if activity is None:
+            activity = (
+                RedisActivity.from_url(
+                    settings.redis_url, cluster=settings.redis_cluster, prefix=settings.redis_prefix
+                )
+                if settings.redis_url and isinstance(self.store.inner, RedisStore)
+                else LocalActivity()
+            )
+        self.activity = activity
+        self.tick_interval = tick_interval
+        self.sample_interval = sample_interval
+        self.health = Health()
+        self.health.add_check("store", self.store.ping)
+        self.health.add_component(platform)
+        self.shutdown = GracefulShutdown(drain_timeout=settings.drain_seconds)
+        self.server: HealthServer | None = None
+        if settings.metrics_port:
+            self.server = HealthServer(
+                self.health, self.metrics, host=settings.metrics_host, port=settings.metrics_port
+            )
+        self._deliver: Deliver | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+
+        async def not_ready() -> None:
+            self.health.mark_draining()
+
+        # First of all intake hooks: the load balancer stops sending while the adapter closes its intake.
+        self.shutdown.on_stop_intake("readiness", not_ready)
+
+    # --- start and stop -----------------------------------------------------------------------------
+
+    async def start(
+        self, deliver: Deliver | None = None, *, signals: bool = True, timers: bool = True
+    ) -> None:
+        """Listen for probes and scrapes, catch SIGTERM/SIGINT, run the timer loop (its messages go to
+        `deliver`) and the activity sampler."""
+        self._deliver = deliver
+        if self.server is not None:
+            await self.server.start()
+            self.shutdown.on_flush("health server", self.server.stop)
+        self.shutdown.on_flush("store", self.store.close)
+        self.shutdown.on_flush("activity", self.activity.close)
+        self.shutdown.on_flush("service", self.service.close)
+        if signals:
+            self.shutdown.install_signal_handlers()
+        if timers:
+            self._tasks.append(asyncio.create_task(self._timer_loop(), name="thousand-timers"))
+        self._tasks.append(asyncio.create_task(self._sample_loop(), name="thousand-activity"))
+        self.shutdown.on_stop_intake("background tasks", self._stop_tasks)
+        log.info("started", extra={"event": "start", "platform": self.platform})
+
+    async def run_until_stopped(self) -> ShutdownReport:
+        """Wait for SIGTERM (or `stop()`), then stop intake, finish updates in flight, flush."""
+        return await self.shutdown.wait()
+
+    async def stop(self, reason: str = "stop") -> ShutdownReport:
+        return await self.shutdown.shutdown(reason)
+
+    async def _stop_tasks(self) -> None:
+        # A tick in flight holds an update slot: it is waited for by the drain, not cut here. The loops
+        # see `stopping` and end at their next wait.
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    async def _pause(self, seconds: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.shutdown.stopping.wait(), seconds)
+
+    # --- updates ------------------------------------------------------------------------------------
+
+    def update(self) -> AbstractAsyncContextManager[None]:
+        """Wrap one platform update from taking it to its last send: `async with runtime.update():`.
+        Raises `ShuttingDown` when stopping; once entered, the stop waits for it (up to DRAIN_SECONDS)."""
+        return self.shutdown.update()
+
+    async def handle(self, command: Command, *, kind: str = "command") -> list[Message]:
+        """Run one command through the service, counted, timed and logged with its table and chat.
+
+        `kind` labels the platform update (command, button, interaction, autocomplete...). Raises
+        `ShuttingDown` when the process no longer takes updates."""
+        table_id = _table_of(command)
+        async with self.shutdown.update():
+            with (
+                log_context(
+                    table_id=table_id,
+                    chat_id=command.chat.chat_id,
+                    platform=self.platform,
+                    private=command.chat.private,
+                ),
+                self.metrics.update_in_flight(),
+                probe() as seen,
+            ):
+                start = time.perf_counter()
+                outcome = "error"
+                try:
+                    messages = await self.service.handle(command)
+                    outcome = outcome_of(messages, seen)
+                    return messages
+                except Exception:
+                    log.exception("command %s failed", command.name, extra={"command": command.name})
+                    raise
+                finally:
+                    seconds = time.perf_counter() - start
+                    self.metrics.command_handled(command.name, outcome, seconds)
+                    self.metrics.update_handled(self.platform, kind, outcome)
+                    self.activity.touch(table_id, command.user.key)
+                    log.debug(
+                        "handled %s",
+                        command.name,
+                        extra={
+                            "command": command.name,
+                            "outcome": outcome,
+                            "duration_ms": round(seconds * 1000),
+                        },
+                    )
+
+    async def tick_once(self) -> list[Message]:
+        """Fire the due deadlines once and deliver what they cause; the timer loop calls this."""
+        async with self.shutdown.update():
+            with probe() as seen:
+                try:
+                    messages = await self.service.tick()
+                except Exception:
+                    self.metrics.timer_fired("error")
+                    raise
+                for _ in range(seen.claimed):
+                    self.metrics.timer_fired("fired")
+                if messages and self._deliver is not None:
+                    try:
+                        await self._deliver(messages)
+                    except Exception:
+                        self.metrics.platform_error(self.platform, "deliver")
+                        log.exception("delivering %d timer message(s) failed", len(messages))
+                return messages
+
+    async def _timer_loop(self) -> None:
+        while not self.shutdown.stopping.is_set():
+            try:
+                await self.tick_once()
+            except ShuttingDown:
+                return
+            except Exception:
+                log.exception("timer tick failed")
+            await self._pause(self.tick_interval)
+
+    async def _sample_loop(self) -> None:
+        while not self.shutdown.stopping.is_set():
+            try:
+                tables, players = await self.activity.sample()
+                self.metrics.set_active(tables, players)
+            except Exception as exc:  # a missed sample only leaves the gauges as they were
+                log.warning("activity sample failed: %s", exc)
+            await self._pause(self.sample_interval)
