@@ -126,3 +126,25 @@ async def test_sigterm_requests_the_stop() -> None:
         loop = asyncio.get_running_loop()
         loop.remove_signal_handler(signal.SIGTERM)
         loop.remove_signal_handler(signal.SIGINT)
+
+
+async def test_an_update_taken_before_the_stop_may_call_nested_updates() -> None:
+    stop = GracefulShutdown(drain_timeout=5)
+    release = asyncio.Event()
+    done: list[str] = []
+
+    async def webhook_update() -> None:
+        async with stop.update():  # taken
+            await release.wait()
+            async with stop.update():  # e.g. Runtime.handle inside the adapter's update: not refused
+                done.append("handled")
+            assert stop.in_flight == 1
+
+    task = asyncio.create_task(webhook_update())
+    await asyncio.sleep(0)
+    running = asyncio.create_task(stop.shutdown())
+    await asyncio.sleep(0.01)
+    release.set()
+    report = await running
+    await task
+    assert done == ["handled"] and report.drained
