@@ -103,5 +103,22 @@ def play(
     raise typer.Exit(run(options))
 
 
+@app.command()
+def telegram(
+    webhook: str | None = typer.Option(None, help="Webhook mode: the public URL Telegram posts updates to."),
+    listen: str | None = typer.Option(
+        None, help="Webhook mode: HOST:PORT to listen on (default 0.0.0.0:8443)."
+    ),
+    secret: str | None = typer.Option(None, help="Webhook mode: the secret token Telegram sends back."),
+    env_file: Path = typer.Option(Path(".env"), help="Read this file too, if it exists."),
+) -> None:
+    """Run the Telegram bot (TELEGRAM_TOKEN; REDIS_URL, else games live in memory; TELEGRAM_API_URL for a
+    self-hosted Bot API server). Long polling, or a webhook with --webhook URL --listen HOST:PORT --secret.
+    """
+    from adapters.telegram.main import main as run
+
+    raise typer.Exit(run(webhook, listen, secret, str(env_file)))
+
+
 def main() -> None:
     app()

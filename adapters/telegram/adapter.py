@@ -1,0 +1,573 @@
+"""The Telegram front end: PTB handlers that turn updates into commands and the answers into messages.
+
+One `TelegramAdapter` per process. `install(app)` adds the handlers to a PTB `Application`, as in PTB's
+own examples (CommandHandler, CallbackQueryHandler, ChatMemberHandler, an error handler); `start()`
+(after the application is initialized) sets the command menu and starts the turn-timer loop; `stop()`
+stops the loop and delivers what is still queued.
+
+What the adapter decides itself, because only it knows Telegram:
+- Who may take a seat: only people the bot can write to privately (see `reach`). Anyone else pressing
+  Join gets the private chat opened through a deep link; pressing Start there seats them.
+- Who administers a group (`getChatMember`), for the commands where the service asks.
+- What a lost chat means: a user who blocked the bot leaves their tables (a computer takes the seat and
+  the group is told); a group that removed the bot has its table ended.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
+from typing import Any, Final, Protocol
+
+from telegram import (
+    BotCommand,
+    BotCommandScopeAllGroupChats,
+    BotCommandScopeAllPrivateChats,
+    ChatMember,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    Update,
+)
+from telegram.error import TelegramError
+from telegram.ext import (
+    Application,
+    CallbackQueryHandler,
+    ChatMemberHandler,
+    CommandHandler,
+    ContextTypes,
+    MessageHandler,
+    TypeHandler,
+    filters,
+)
+
+from adapters.telegram.clock import Clock, SystemClock
+from adapters.telegram.content import Content
+from adapters.telegram.dispatch import Answer, Dispatcher, Origin, escape_html
+from adapters.telegram.i18n import COMMAND_MENU, text_in
+from adapters.telegram.inbound import (
+    ADMIN_COMMANDS,
+    MENU_WORDS,
+    PLATFORM,
+    addressed_elsewhere,
+    chat_ref,
+    command_of,
+    user_ref,
+)
+from adapters.telegram.outbox import Op, Outbox
+from adapters.telegram.reach import Reach, StartIntent, parse_start, start_link, start_payload
+from bot.commands import from_payload
+from bot.i18n import LANGUAGES, negotiate
+from bot.model import ChatRef, Command, Message, UserRef
+from bot.ops.health import Health
+from bot.ops.logs import log_context
+from bot.ops.metrics import Metrics
+from bot.ops.shutdown import ShuttingDown
+from bot.storage import StorageError, Store
+
+__all__ = ["ALLOWED_UPDATES", "HEALTH_COMPONENT", "Runner", "ServiceRunner", "TelegramAdapter", "Ticker"]
+
+log = logging.getLogger("thousand.telegram")
+
+HEALTH_COMPONENT: Final = "telegram"
+METRICS_PLATFORM: Final = "telegram"
+ADMIN_CACHE_SECONDS: Final = 60.0
+SEATING: Final = frozenset({"new", "join"})
+"""Commands that seat their sender: only for people the bot can write to privately."""
+_GONE: Final = frozenset({ChatMember.LEFT, ChatMember.BANNED})
+_SEAT_NOTE: Final = "To take a seat, open our private chat and press Start: your cards will come there."
+ALLOWED_UPDATES: Final = ("message", "callback_query", "my_chat_member", "chat_member")
+
+
+class Runner(Protocol):
+    """Runs one command through the service (`bot.ops.runtime.Runtime` in a bot process: counted, timed,
+    refused with `ShuttingDown` once the process stops)."""
+
+    async def handle(self, command: Command, *, kind: str = "command") -> list[Message]: ...
+
+
+class ServiceRunner:
+    """A bare service as a `Runner` (tests, benchmarks): no metrics, never shutting down."""
+
+    def __init__(self, service: Any) -> None:
+        self.service = service
+
+    async def handle(self, command: Command, *, kind: str = "command") -> list[Message]:
+        messages: list[Message] = await self.service.handle(command)
+        return messages
+
+
+Ticker = Callable[[float], Awaitable[list[Message]]]
+
+
+Context = ContextTypes.DEFAULT_TYPE
+
+
+class TelegramAdapter:
+    def __init__(
+        self,
+        runner: Runner,
+        store: Store,
+        *,
+        clock: Clock | None = None,
+        metrics: Metrics | None = None,
+        health: Health | None = None,
+        ticker: Ticker | None = None,
+        tick_interval: float = 1.0,
+        refs_ttl: float = 365 * 24 * 3600,
+    ) -> None:
+        """`ticker`: fire due turn deadlines (`service.tick`) every `tick_interval` seconds from here;
+        leave it out when the process runtime runs the timers and hands their messages to `deliver`."""
+        self.runner = runner
+        self.store = store
+        self.clock: Clock = clock or SystemClock()
+        self.metrics = metrics
+        self.health = health
+        self.ticker = ticker
+        self.tick_interval = tick_interval
+        self.refs_ttl = refs_ttl
+        self.reach = Reach(store, ttl_seconds=refs_ttl)
+        self._outbox: Outbox | None = None
+        self._dispatcher: Dispatcher | None = None
+        self._app: Application[Any, Any, Any, Any, Any, Any] | None = None
+        self._admins: dict[tuple[int, int], tuple[bool, float]] = {}
+        self._known: set[int] = set()
+        self._ticker: asyncio.Task[None] | None = None
+        self.in_flight = 0
+        self.last_update_id = 0
+        """The highest update id whose handling finished (tests wait for it)."""
+        self.errors = 0
+        if health is not None:
+            health.add_component(HEALTH_COMPONENT)
+
+    # --- wiring -----------------------------------------------------------------------------------
+
+    @property
+    def outbox(self) -> Outbox:
+        if self._outbox is None:
+            raise RuntimeError("install() the adapter on an application first")
+        return self._outbox
+
+    @property
+    def dispatcher(self) -> Dispatcher:
+        if self._dispatcher is None:
+            raise RuntimeError("install() the adapter on an application first")
+        return self._dispatcher
+
+    @property
+    def username(self) -> str:
+        if self._app is None:
+            return ""
+        name: str = self._app.bot.username
+        return name
+
+    def install(self, app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+        """Add the handlers to `app` and build the delivery queues on its bot."""
+        self._app = app
+        self._outbox = Outbox(
+            app.bot,
+            self.store,
+            clock=self.clock.now,
+            metrics=self.metrics,
+            refs_ttl=self.refs_ttl,
+            on_private_lost=self._private_lost,
+            on_group_lost=self._group_lost,
+        )
+        self._dispatcher = Dispatcher(self._outbox, self.reach, bot_username=lambda: self.username)
+        new = filters.UpdateType.MESSAGE
+        app.add_handler(CommandHandler("start", self._on_start, filters=new))
+        app.add_handler(CommandHandler(MENU_WORDS, self._on_command, filters=new))
+        app.add_handler(MessageHandler(new & filters.COMMAND, self._on_other_command))
+        app.add_handler(MessageHandler(new & filters.TEXT & ~filters.COMMAND, self._on_text))
+        app.add_handler(MessageHandler(new & filters.StatusUpdate.LEFT_CHAT_MEMBER, self._on_member_left))
+        app.add_handler(CallbackQueryHandler(self._on_button))
+        app.add_handler(ChatMemberHandler(self._on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))
+        app.add_handler(ChatMemberHandler(self._on_chat_member, ChatMemberHandler.CHAT_MEMBER))
+        app.add_handler(TypeHandler(Update, self._on_done), group=1000)
+        app.add_error_handler(self._on_error)
+
+    async def start(self) -> None:
+        """After `app.initialize()`: the command menu, the timer loop, readiness."""
+        await self.set_commands()
+        if self.ticker is not None and self._ticker is None:
+            self._ticker = asyncio.get_running_loop().create_task(self._tick_loop(), name="telegram-ticker")
+        if self.health is not None:
+            self.health.set_connected(HEALTH_COMPONENT, True)
+
+    async def stop_timers(self) -> None:
+        if self._ticker is not None:
+            self._ticker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._ticker
+            self._ticker = None
+
+    async def stop(self, timeout: float = 10.0) -> bool:
+        """Stop the timer loop and deliver the queued messages (up to `timeout`)."""
+        await self.stop_timers()
+        if self.health is not None:
+            self.health.set_connected(HEALTH_COMPONENT, False, "stopped")
+        if self._outbox is None:
+            return True
+        return await self._outbox.close(timeout)
+
+    async def set_commands(self) -> None:
+        """The command menu, in every supported language (and the default for the rest)."""
+        if self._app is None:
+            return
+        bot = self._app.bot
+        for lang in (None, *LANGUAGES):
+            menu = [BotCommand(word, text_in(lang or "en", desc)[:256]) for word, desc in COMMAND_MENU]
+            for scope in (BotCommandScopeAllGroupChats(), BotCommandScopeAllPrivateChats()):
+                try:
+                    await bot.set_my_commands(menu, scope=scope, language_code=lang)
+                except TelegramError as exc:
+                    log.warning("setMyCommands(%s) failed: %s", lang or "default", exc)
+
+    # --- running commands -------------------------------------------------------------------------
+
+    async def run(self, command: Command, origin: Origin | None, *, kind: str = "command") -> list[Message]:
+        """Hand one command to the service and route what it answers (nothing when the process is
+        stopping: the update is dropped, as a restart would)."""
+        try:
+            messages = await self.runner.handle(command, kind=kind)
+        except ShuttingDown:
+            log.info("stopping: %s not handled", command.name)
+            return []
+        await self.dispatcher.dispatch(messages, origin)
+        return messages
+
+    async def deliver(self, messages: list[Message]) -> None:
+        """Send messages that no update caused (the turn timers')."""
+        await self.dispatcher.dispatch(messages, None)
+
+    async def _guard(
+        self, kind: str, update: Update, work: Callable[[], Awaitable[str]], answer: Answer | None = None
+    ) -> None:
+        """Count, log in context, and never let one update's failure escape."""
+        chat = update.effective_chat
+        user = update.effective_user
+        self.in_flight += 1
+        outcome = "error"
+        fields: dict[str, str | int | None] = {
+            "platform": "telegram",
+            "update_id": update.update_id,
+            "chat_id": chat.id if chat else None,
+            "user_id": user.id if user else None,
+        }
+        with log_context(private=chat is not None and chat.type == "private", **fields):
+            try:
+                outcome = await work()
+            except StorageError:
+                outcome = "unavailable"
+                log.warning("store unavailable while handling an update", exc_info=True)
+            except Exception:
+                self.errors += 1
+                log.exception("update %s failed", update.update_id)
+            finally:
+                self.in_flight -= 1
+                if answer is not None and not answer.done:
+                    with contextlib.suppress(TelegramError):
+                        await answer()
+                if self.metrics is not None and outcome in ("gated", "ignored"):
+                    # The rest went through the runner, which counted them.
+                    self.metrics.update_handled(METRICS_PLATFORM, kind, outcome)
+
+    async def _admin(self, chat_id: int, user_id: int) -> bool | None:
+        """Whether the user administers the group (cached for a minute); None when Telegram won't say."""
+        now = time.monotonic()
+        cached = self._admins.get((chat_id, user_id))
+        if cached is not None and cached[1] > now:
+            return cached[0]
+        if self._app is None:
+            return None
+        try:
+            member = await self._app.bot.get_chat_member(chat_id, user_id)
+        except TelegramError as exc:
+            log.info("getChatMember failed: %s", exc)
+            return None
+        is_admin = member.status in (ChatMember.OWNER, ChatMember.ADMINISTRATOR)
+        if len(self._admins) > 10_000:
+            self._admins.clear()
+        self._admins[(chat_id, user_id)] = (is_admin, now + ADMIN_CACHE_SECONDS)
+        return is_admin
+
+    async def _with_admin(self, command: Command) -> Command:
+        if command.name not in ADMIN_COMMANDS or command.chat.private:
+            return command
+        is_admin = await self._admin(int(command.chat.chat_id), int(command.user.user_id))
+        return replace(command, user=replace(command.user, is_admin=is_admin))
+
+    async def _note_private(self, user_id: int) -> None:
+        """A private message arrived: the private chat works (remembered once per process)."""
+        if user_id in self._known:
+            return
+        await self.reach.mark(user_id, True)
+        self.outbox.forget_lost(user_id)
+        self._known.add(user_id)
+
+    async def _may_seat(self, user_id: int) -> bool:
+        if user_id in self._known:
+            return True
+        known = await self.reach.known(user_id)
+        if known:
+            self._known.add(user_id)
+        return known is True
+
+    def _gate_note(self, chat: ChatRef, user: UserRef, payload: str, reply_to: int | None) -> None:
+        """In the group: the deep link that opens the private chat and, on Start, seats the user."""
+        lang = negotiate(user.language) or "en"
+        text = text_in(
+            lang, "To take a seat, open our private chat and press Start: your cards will come there."
+        )
+        html = f"{escape_html(user.name)}: {escape_html(text)}"
+        button = InlineKeyboardButton(text_in(lang, "Join"), url=start_link(self.username, payload))
+        content = Content("text", html, InlineKeyboardMarkup([[button]]))
+        self.outbox.put(Op(int(chat.chat_id), content, silent=True, reply_to=reply_to))
+
+    # --- handlers ---------------------------------------------------------------------------------
+
+    async def _typed(self, update: Update, text: str, kind: str = "command") -> str:
+        message = update.effective_message
+        tg_user = update.effective_user
+        tg_chat = update.effective_chat
+        if message is None or tg_user is None or tg_chat is None or tg_user.is_bot:
+            return "ignored"
+        chat = chat_ref(tg_chat)
+        if chat.private:
+            await self._note_private(tg_user.id)
+        command = command_of(text, chat, user_ref(tg_user))
+        if command is None:
+            return "ignored"
+        if command.name in SEATING and not chat.private and not await self._may_seat(tg_user.id):
+            arg = command.args[0].lower() if command.name == "new" and command.args else None
+            payload = start_payload("join" if command.name == "join" else "new", chat.chat_id, arg)
+            self._gate_note(chat, command.user, payload, message.message_id)
+            return "gated"
+        command = await self._with_admin(command)
+        await self.run(command, Origin(chat, command.user, message_id=message.message_id), kind=kind)
+        return "ok"
+
+    async def _on_command(self, update: Update, context: Context) -> None:
+        message = update.effective_message
+        text = message.text if message is not None else None
+        if text:
+            await self._guard("command", update, lambda: self._typed(update, text))
+
+    async def _on_other_command(self, update: Update, context: Context) -> None:
+        """A slash command outside the menu: answered in private chats and when addressed to this bot;
+        in a group an unknown bare `/word` may be another bot's, so it is left alone."""
+        message = update.effective_message
+        chat = update.effective_chat
+        if message is None or chat is None or not message.text:
+            return
+        text = message.text
+        if addressed_elsewhere(text, self.username):
+            return
+        head = text.split(maxsplit=1)[0]
+        if chat.type != "private" and "@" not in head:
+            return
+        await self._guard("command", update, lambda: self._typed(update, text))
+
+    async def _on_text(self, update: Update, context: Context) -> None:
+        """Plain text: `bid 120` or `pas` in the private chat, `!bid 120` anywhere."""
+        message = update.effective_message
+        chat = update.effective_chat
+        if message is None or chat is None or not message.text:
+            return
+        text = message.text
+        if chat.type != "private" and not text.lstrip().startswith("!"):
+            return
+        await self._guard("message", update, lambda: self._typed(update, text, "message"))
+
+    async def _on_start(self, update: Update, context: Context) -> None:
+        message = update.effective_message
+        chat = update.effective_chat
+        if message is None or chat is None:
+            return
+        if chat.type != "private":
+            # In a group, /start means starting the game (the lobby's Start button, typed).
+            text = "/start " + " ".join(context.args or [])
+            await self._guard("command", update, lambda: self._typed(update, text))
+            return
+        payload = context.args[0] if context.args else None
+        await self._guard("start", update, lambda: self._started(update, payload))
+
+    async def _started(self, update: Update, payload: str | None) -> str:
+        """Start pressed in the private chat, perhaps through a deep link."""
+        tg_user = update.effective_user
+        tg_chat = update.effective_chat
+        message = update.effective_message
+        if tg_user is None or tg_chat is None or message is None:
+            return "ignored"
+        self._known.discard(tg_user.id)
+        await self._note_private(tg_user.id)
+        private = chat_ref(tg_chat)
+        user = user_ref(tg_user)
+        intent = parse_start(payload)
+        if intent is None:
+            await self.run(Command("help", (), private, user), Origin(private, user))
+            return "ok"
+        return await self._start_intent(intent, private, user)
+
+    async def _start_intent(self, intent: StartIntent, private: ChatRef, user: UserRef) -> str:
+        group = await self._group(intent.chat_id)
+        args = (intent.arg,) if intent.arg else ()
+        command = Command(intent.action, args, group, user)
+        messages = await self.run(command, Origin(private, user))
+        if any(m.kind == "error" for m in messages):
+            return "refused"
+        lang = next((m.language for m in messages if m.kind == "lobby"), negotiate(user.language) or "en")
+        template = (
+            "You joined the table in «{group}». Your cards will come here."
+            if intent.action == "join"
+            else "You opened a table in «{group}». Your cards will come here."
+        )
+        text = text_in(lang, template).format(group=group.title or group.chat_id)
+        self.outbox.put(Op(int(user.user_id), Content("text", escape_html(text), None)))
+        return "ok"
+
+    async def _group(self, chat_id: str) -> ChatRef:
+        """The group a deep link names (its title from Telegram when it answers)."""
+        title = ""
+        if self._app is not None:
+            try:
+                chat = await self._app.bot.get_chat(int(chat_id))
+                title = chat.title or ""
+            except (TelegramError, ValueError) as exc:
+                log.info("getChat(%s) failed: %s", chat_id, exc)
+        return ChatRef(PLATFORM, chat_id, title, False)
+
+    async def _on_button(self, update: Update, context: Context) -> None:
+        query = update.callback_query
+        if query is None:
+            return
+
+        async def send(text: str | None, alert: bool, url: str | None) -> None:
+            await query.answer(text, show_alert=alert, url=url)
+
+        answer = Answer(send)
+        await self._guard("button", update, lambda: self._pressed(update, answer), answer)
+
+    async def _pressed(self, update: Update, answer: Answer) -> str:
+        query = update.callback_query
+        assert query is not None
+        tg_user = query.from_user
+        if query.message is not None:
+            chat = chat_ref(query.message.chat)
+            message_id: int | None = query.message.message_id
+        else:
+            chat = ChatRef(PLATFORM, str(tg_user.id), tg_user.full_name, True)
+            message_id = None
+        if chat.private:
+            await self._note_private(tg_user.id)
+        command = from_payload(query.data or "", chat, user_ref(tg_user))
+        if command.name in SEATING and not chat.private and not await self._may_seat(tg_user.id):
+            await answer(url=start_link(self.username, start_payload("join", chat.chat_id)))
+            return "gated"
+        command = await self._with_admin(command)
+        await self.run(
+            command, Origin(chat, command.user, answer=answer, message_id=message_id), kind="button"
+        )
+        return "ok"
+
+    async def _on_member_left(self, update: Update, context: Context) -> None:
+        message = update.effective_message
+        chat = update.effective_chat
+        if message is None or chat is None or message.left_chat_member is None:
+            return
+        gone = message.left_chat_member
+        if gone.is_bot:
+            return
+        await self._guard("member", update, lambda: self._left_group(chat.id, gone.id, gone.full_name))
+
+    async def _on_chat_member(self, update: Update, context: Context) -> None:
+        change = update.chat_member
+        if change is None or change.new_chat_member.status not in _GONE:
+            return
+        gone = change.new_chat_member.user
+        chat_id = change.chat.id
+        await self._guard("member", update, lambda: self._left_group(chat_id, gone.id, gone.full_name))
+
+    async def _left_group(self, chat_id: int, user_id: int, name: str) -> str:
+        """Someone left (or was removed from) a group: a computer takes their seat there."""
+        command = Command("leave", (), ChatRef(PLATFORM, str(chat_id)), UserRef(PLATFORM, str(user_id), name))
+        await self.run(command, Origin(command.chat, command.user, system=True), kind="member")
+        return "ok"
+
+    async def _on_my_chat_member(self, update: Update, context: Context) -> None:
+        change = update.my_chat_member
+        if change is None:
+            return
+        status = change.new_chat_member.status
+        chat = change.chat
+
+        async def work() -> str:
+            if chat.type == "private":
+                if status in _GONE:
+                    await self._private_lost(chat.id)
+                else:
+                    await self._note_private(chat.id)
+                return "ok"
+            if status in _GONE:
+                actor = change.from_user
+                await self._group_lost(chat.id, actor.id, actor.full_name)
+            else:
+                self.outbox.forget_lost(chat.id)
+            return "ok"
+
+        await self._guard("member", update, work)
+
+    async def _on_done(self, update: Update, context: Context) -> None:
+        self.last_update_id = max(self.last_update_id, update.update_id)
+
+    async def _on_error(self, update: object, context: Context) -> None:
+        self.errors += 1
+        log.error("error while handling an update", exc_info=context.error)
+        if self.metrics is not None:
+            self.metrics.platform_error(METRICS_PLATFORM, "handler")
+
+    # --- lost chats -------------------------------------------------------------------------------
+
+    async def _private_lost(self, user_id: int) -> None:
+        """The user blocked the bot: remember it, and a computer takes their seat at every table."""
+        self._known.discard(user_id)
+        await self.reach.mark(user_id, False)
+        user = UserRef(PLATFORM, str(user_id), str(user_id))
+        tables = await self.store.tables_for_user(user.key)
+        for table_id in sorted(tables):
+            platform, _sep, chat_id = table_id.partition(":")
+            if platform != PLATFORM or not chat_id:
+                continue
+            chat = ChatRef(PLATFORM, chat_id, "", not chat_id.startswith("-"))
+            await self.run(Command("leave", (), chat, user), Origin(chat, user, system=True))
+
+    async def _group_lost(self, chat_id: int, actor_id: int | None = None, actor_name: str = "") -> None:
+        """The bot was removed from a group: its table ends (nobody could follow it any more)."""
+        chat = ChatRef(PLATFORM, str(chat_id))
+        user = UserRef(PLATFORM, str(actor_id or 0), actor_name or "Telegram", is_admin=True)
+        self.outbox.mark_lost(chat_id)
+        await self.run(Command("end", (), chat, user), Origin(chat, user, system=True))
+
+    # --- timers -----------------------------------------------------------------------------------
+
+    async def tick(self) -> Sequence[Message]:
+        """Fire due turn deadlines once (the loop calls this every `tick_interval`)."""
+        if self.ticker is None:
+            return []
+        messages = await self.ticker(self.clock.now())
+        if messages:
+            await self.deliver(messages)
+        return messages
+
+    async def _tick_loop(self) -> None:
+        while True:
+            try:
+                await self.tick()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("turn timers failed")
+            await asyncio.sleep(self.tick_interval)

@@ -1,0 +1,151 @@
+"""One Telegram bot process: the PTB `Application`, the adapter and the process runtime, started and
+stopped together.
+
+    runtime = Runtime(settings, platform="telegram")
+    bot = TelegramBot(runtime, token)                    # api_url= for a self-hosted Bot API server
+    await bot.start()                                    # long polling; or webhook=Webhook(...)
+    await runtime.run_until_stopped()                    # SIGTERM: stop intake, drain, flush
+
+Every Bot API call goes through `SharedRateLimiter` (the budget in the store is shared by all processes);
+updates of one chat are handled in order, different chats at once (`ChatOrderedProcessor`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from telegram.ext import Application
+from telegram.request import BaseRequest
+
+from adapters.telegram.adapter import ALLOWED_UPDATES, TelegramAdapter
+from adapters.telegram.clock import Clock, SystemClock
+from adapters.telegram.limits import SendLimits
+from adapters.telegram.processor import ChatOrderedProcessor
+from adapters.telegram.ratelimit import SharedRateLimiter
+from bot.ops.runtime import Runtime
+
+__all__ = ["TelegramBot", "Webhook"]
+
+
+@dataclass(frozen=True, slots=True)
+class Webhook:
+    """Where Telegram posts updates (`url`, public) and where this process listens for them."""
+
+    url: str
+    host: str = "0.0.0.0"
+    port: int = 8443
+    secret: str | None = None
+    max_connections: int = 40
+
+    @property
+    def path(self) -> str:
+        return urlsplit(self.url).path.lstrip("/")
+
+
+class TelegramBot:
+    def __init__(
+        self,
+        runtime: Runtime,
+        token: str,
+        *,
+        api_url: str | None = None,
+        limits: SendLimits | None = None,
+        clock: Clock | None = None,
+        request: BaseRequest | None = None,
+        updates_request: BaseRequest | None = None,
+        concurrency: int = 64,
+        refs_ttl: float = 365 * 24 * 3600,
+    ) -> None:
+        """`request`/`updates_request`: PTB transports (tests hand in the fake's in-process one)."""
+        self.runtime = runtime
+        self.clock: Clock = clock or SystemClock()
+        self.limiter = SharedRateLimiter(
+            runtime.store,
+            token.split(":", 1)[0],
+            limits=limits,
+            clock=self.clock,
+            metrics=runtime.metrics,
+        )
+        builder = (
+            Application.builder()
+            .token(token)
+            .rate_limiter(self.limiter)
+            .concurrent_updates(ChatOrderedProcessor(concurrency))
+        )
+        if api_url:
+            root = api_url.rstrip("/")
+            builder = builder.base_url(f"{root}/bot").base_file_url(f"{root}/file/bot")
+        if request is not None:
+            builder = builder.request(request)
+        if updates_request is not None:
+            builder = builder.get_updates_request(updates_request)
+        self.application: Application[Any, Any, Any, Any, Any, Any] = builder.build()
+        self.adapter = TelegramAdapter(
+            runtime,
+            runtime.store,
+            clock=self.clock,
+            metrics=runtime.metrics,
+            health=runtime.health,
+            refs_ttl=refs_ttl,
+        )
+        self.adapter.install(self.application)
+        self._started = False
+
+    async def start(
+        self,
+        *,
+        webhook: Webhook | None = None,
+        poll_timeout: float = 10.0,
+        signals: bool = True,
+        timers: bool = True,
+    ) -> None:
+        """Connect (getMe), start the runtime (health, timers, signals), the command menu, then take
+        updates: long polling, or the webhook listener."""
+        app = self.application
+        await app.initialize()
+        await self.runtime.start(self.adapter.deliver, signals=signals, timers=timers)
+        shutdown = self.runtime.shutdown
+        shutdown.on_stop_intake("telegram updates", self._stop_intake)
+        # Flush hooks run newest first: this one before the runtime's store and service are closed.
+        shutdown.on_flush("telegram", self._flush)
+        await app.start()
+        await self.adapter.start()
+        updater = app.updater
+        assert updater is not None
+        if webhook is None:
+            await updater.start_polling(
+                poll_interval=0.0,
+                timeout=int(poll_timeout),
+                allowed_updates=list(ALLOWED_UPDATES),
+                drop_pending_updates=False,
+            )
+        else:
+            await updater.start_webhook(
+                listen=webhook.host,
+                port=webhook.port,
+                url_path=webhook.path,
+                webhook_url=webhook.url,
+                secret_token=webhook.secret,
+                allowed_updates=list(ALLOWED_UPDATES),
+                drop_pending_updates=False,
+                max_connections=webhook.max_connections,
+            )
+        self._started = True
+
+    async def _stop_intake(self) -> None:
+        updater = self.application.updater
+        if updater is not None and updater.running:
+            await updater.stop()
+
+    async def _flush(self) -> None:
+        app = self.application
+        if app.running:
+            await app.stop()
+        await self.adapter.stop(timeout=max(1.0, self.runtime.settings.drain_seconds))
+        await app.shutdown()
+
+    async def stop(self, reason: str = "stop") -> None:
+        """Run the process's stop sequence (as SIGTERM would)."""
+        await self.runtime.stop(reason)

@@ -1,0 +1,206 @@
+"""Who sees what: the service's audiences turned into Telegram chats.
+
+- `Group` goes to the group, and only there.
+- `Private` goes to that user's private chat, and only there (a hand, a warning).
+- `Sender` goes to the user whose command it answers, and only to them: as the alert of the button they
+  pressed when it fits (at most 200 characters, no buttons or files), else as a private message when the
+  bot may write to them, else (a command typed in a group by someone who never started the bot) as a short
+  note in the group that carries **none** of the message, only a link to open the private chat. A Sender
+  message can hold private facts (the cards one may play), so it never reaches a group.
+
+Commands the adapter makes up itself (a user blocked the bot, so they leave their tables) have a
+`system` origin: their Sender messages have nobody to go to and are dropped.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+from adapters.telegram.content import Content, render
+from adapters.telegram.i18n import text_in
+from adapters.telegram.outbox import Op, Outbox
+from adapters.telegram.reach import Reach, start_link
+from bot.markup import to_plain
+from bot.model import ChatRef, Group, Message, Private, Sender, UserRef
+
+__all__ = ["MAX_ALERT", "Answer", "Dispatcher", "Origin", "escape_html"]
+
+log = logging.getLogger("thousand.telegram.dispatch")
+
+PLATFORM: Final = "tg"
+MAX_ALERT: Final = 200
+NOTE_INTERVAL: Final = 60.0
+"""At most one "open the private chat" note per user and group in this many seconds."""
+
+AnswerFn = Callable[[str | None, bool, str | None], Awaitable[None]]
+
+
+@dataclass(slots=True)
+class Answer:
+    """The pending answer of a button press (Telegram wants exactly one, within seconds)."""
+
+    send: AnswerFn
+    done: bool = False
+
+    async def __call__(self, text: str | None = None, *, alert: bool = False, url: str | None = None) -> None:
+        if self.done:
+            return
+        self.done = True
+        await self.send(text, alert, url)
+
+
+@dataclass(slots=True)
+class Origin:
+    """Where the messages' command came from."""
+
+    chat: ChatRef
+    user: UserRef
+    answer: Answer | None = None
+    message_id: int | None = None
+    """The user's own message (a typed command), so a note in a group can reply to it."""
+    system: bool = False
+
+
+@dataclass(slots=True)
+class RouteStats:
+    group: int = 0
+    private: int = 0
+    alerts: int = 0
+    sender_private: int = 0
+    notes: int = 0
+    dropped: int = 0
+    by_kind: dict[str, int] = field(default_factory=dict)
+
+
+def _simple(message: Message) -> bool:
+    return not message.buttons and message.image is None and message.document is None
+
+
+def _alert_text(message: Message) -> str:
+    plain = to_plain(message.text).strip()
+    return plain if len(plain) <= MAX_ALERT else plain[: MAX_ALERT - 1] + "…"
+
+
+class Dispatcher:
+    def __init__(
+        self,
+        outbox: Outbox,
+        reach: Reach,
+        *,
+        bot_username: Callable[[], str],
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.outbox = outbox
+        self.reach = reach
+        self._username = bot_username
+        self._clock = clock
+        self._notes: dict[tuple[str, str], float] = {}
+        self.stats = RouteStats()
+
+    async def dispatch(self, messages: Sequence[Message], origin: Origin | None) -> None:
+        """Route every message; answer the origin's button press if nothing else did."""
+        reachable: dict[str, bool] = {}
+
+        async def may_write(user: UserRef) -> bool:
+            if user.user_id not in reachable:
+                reachable[user.user_id] = await self.reach.known(user.user_id) is True
+            return reachable[user.user_id]
+
+        for message in messages:
+            self.stats.by_kind[message.kind] = self.stats.by_kind.get(message.kind, 0) + 1
+            audience = message.audience
+            if isinstance(audience, Group):
+                if not self._ours(audience.chat.platform):
+                    continue
+                self.stats.group += 1
+                self.outbox.put(
+                    Op(
+                        int(audience.chat.chat_id),
+                        render(message),
+                        key=message.key,
+                        fresh=message.notify and message.key is not None,
+                        silent=not message.notify,
+                    )
+                )
+            elif isinstance(audience, Private):
+                if not self._ours(audience.user.platform):
+                    continue
+                self.stats.private += 1
+                self.outbox.put(self._private(int(audience.user.user_id), message))
+            elif isinstance(audience, Sender):
+                await self._to_sender(message, audience, origin, may_write)
+        if origin is not None and origin.answer is not None and not origin.answer.done:
+            await origin.answer()
+
+    def _ours(self, platform: str) -> bool:
+        if platform != PLATFORM:
+            log.warning("message for platform %r ignored by the Telegram adapter", platform)
+            self.stats.dropped += 1
+            return False
+        return True
+
+    @staticmethod
+    def _private(chat_id: int, message: Message) -> Op:
+        return Op(
+            chat_id,
+            render(message),
+            key=message.key,
+            fresh=message.notify and message.key is not None,
+            replace_old=True,
+            silent=not message.notify,
+        )
+
+    async def _to_sender(
+        self,
+        message: Message,
+        audience: Sender,
+        origin: Origin | None,
+        may_write: Callable[[UserRef], Awaitable[bool]],
+    ) -> None:
+        if origin is None or origin.system or not self._ours(audience.user.platform):
+            self.stats.dropped += 1
+            return
+        answer = origin.answer
+        fits = _simple(message) and len(to_plain(message.text).strip()) <= MAX_ALERT
+        if answer is not None and not answer.done and fits:
+            self.stats.alerts += 1
+            await answer(_alert_text(message), alert=True)
+            return
+        user = audience.user
+        if audience.chat.private or await may_write(user):
+            self.stats.sender_private += 1
+            self.outbox.put(self._private(int(user.user_id), message))
+            return
+        if answer is not None and not answer.done and _simple(message):
+            self.stats.alerts += 1
+            await answer(_alert_text(message), alert=True)
+            return
+        self._note(message, audience, origin)
+
+    def _note(self, message: Message, audience: Sender, origin: Origin) -> None:
+        """A reply in the group saying only that the answer waits in the private chat."""
+        key = (audience.chat.chat_id, audience.user.user_id)
+        now = self._clock()
+        if now - self._notes.get(key, -NOTE_INTERVAL) < NOTE_INTERVAL:
+            self.stats.dropped += 1
+            return
+        self._notes[key] = now
+        if len(self._notes) > 4096:
+            self._notes = {k: t for k, t in self._notes.items() if now - t < NOTE_INTERVAL}
+        self.stats.notes += 1
+        lang = message.language
+        text = text_in(lang, "{name}, I cannot write to you privately yet: open our chat and press Start.")
+        button = InlineKeyboardButton(text_in(lang, "Open the chat"), url=start_link(self._username()))
+        html = escape_html(text.format(name=audience.user.name))
+        content = Content("text", html, InlineKeyboardMarkup([[button]]), fingerprint="")
+        self.outbox.put(Op(int(audience.chat.chat_id), content, silent=True, reply_to=origin.message_id))
+
+
+def escape_html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

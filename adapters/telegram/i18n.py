@@ -1,0 +1,60 @@
+"""The adapter's own few texts (deep-link notes, the greeting after joining, the command menu).
+
+They are translated through the project's catalogs (`bot.i18n`) like every other text; a language whose
+catalog lacks one of them shows the English text.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Final
+
+from bot.i18n import LANGUAGES, N_, translator
+
+__all__ = ["COMMAND_MENU", "text_in"]
+
+log = logging.getLogger("thousand.telegram.i18n")
+
+
+def text_in(lang: str, message: str) -> str:
+    """`message` in `lang` (English when the language or its catalog is missing)."""
+    if lang not in LANGUAGES:
+        return message
+    try:
+        return translator(lang)._(message)
+    except (OSError, ModuleNotFoundError, ValueError):  # no catalog installed for it
+        log.debug("no catalog for %s", lang)
+        return message
+
+
+COMMAND_MENU: Final = (
+    ("new", N_("Open a table in this group: /new [preset]")),
+    ("join", N_("Take a seat at the table")),
+    ("bid", N_("Bid: /bid 120")),
+    ("pass", N_("Pass")),
+    ("play", N_("Play a card: /play QS")),
+    ("hand", N_("Show my hand (privately)")),
+    ("score", N_("The score sheet")),
+    ("rules", N_("The rules of this table")),
+    ("settings", N_("Settings (admins): preset, options, language, turn time, computer level")),
+    ("lang", N_("My language: /lang pl")),
+    ("leave", N_("Leave the table (a computer takes the seat)")),
+    ("kick", N_("Vote to hand a seat to a computer: /kick 2")),
+    ("back", N_("Play my own turns again after being away")),
+    ("end", N_("End the game (admins, the table's creator)")),
+    ("export", N_("The game record as a file")),
+    ("stats", N_("My statistics")),
+    ("top", N_("The best players")),
+    ("help", N_("How to play with this bot")),
+)
+"""The command menu (`setMyCommands`), in the order shown."""
+
+NOTES: Final = (
+    N_("{name}, I cannot write to you privately yet: open our chat and press Start."),
+    N_("Open the chat"),
+    N_("To take a seat, open our private chat and press Start: your cards will come there."),
+    N_("Join"),
+    N_("You joined the table in «{group}». Your cards will come here."),
+    N_("You opened a table in «{group}». Your cards will come here."),
+)
+"""Texts the adapter writes itself (listed so that catalog extraction finds them)."""

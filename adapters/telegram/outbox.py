@@ -1,0 +1,388 @@
+"""Per-chat delivery queues: messages become sends, edits and deletions, in order, off the update path.
+
+An update is handled in milliseconds (the service's load, rules and save), but what it causes may have to
+wait for the chat's send budget for seconds. So handlers only queue messages here and return; one worker
+per chat sends them in order while other chats' workers and the next updates go on.
+
+Keyed messages are edited in place. The platform id of the message behind each key lives in the store's
+references for the chat (`get_refs`/`set_ref`), so whichever process handles the next update edits the
+message another process sent. A reference also keeps a fingerprint of what the message shows: an edit
+that would show the same thing is skipped. A `fresh` message (the service's `notify`) is posted anew so
+that people are notified; in a private chat the previous one is deleted (a hand is one message), in a
+group it stays (it is the record of the previous deal).
+
+While a message waits in the queue, a newer message for the same key takes its place instead of queueing
+behind it: under a tight budget only the latest state of a table or a hand is sent.
+
+A 403 in a private chat means the user blocked the bot (or never started it): their queue is dropped and
+`on_private_lost` runs; in a group it means the bot was removed: `on_group_lost` runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field, replace
+from typing import Any, Final
+
+from telegram import Bot, InputFile, Message, ReplyParameters
+from telegram.constants import ParseMode
+from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
+
+from adapters.telegram.content import Content
+from bot.ops.metrics import Metrics
+from bot.storage import StorageError, Store
+
+__all__ = ["DeliveryStats", "Op", "Outbox", "Ref", "chat_scope"]
+
+log = logging.getLogger("thousand.telegram.outbox")
+
+PLATFORM: Final = "telegram"
+MAX_REFS: Final = 64
+"""References kept per chat; the oldest go when a chat has more (old deals' table messages)."""
+KEEP_REFS: Final = 48
+_PINNED_REFS: Final = frozenset({"dm"})
+
+LostHandler = Callable[[int], Coroutine[Any, Any, None]]
+
+
+def chat_scope(chat_id: int | str) -> str:
+    """The store scope of a chat's message references (`tg:<chat id>`, the chat's table id too)."""
+    return f"tg:{chat_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """The message behind a key: its id, what it is, what it shows, when it was written."""
+
+    message_id: int
+    kind: str
+    fingerprint: str
+    written: float = 0.0
+
+    def encode(self) -> str:
+        return f"{self.message_id}:{self.kind}:{self.fingerprint}:{self.written:.0f}"
+
+    @classmethod
+    def decode(cls, value: str | None) -> Ref | None:
+        if not value:
+            return None
+        parts = value.split(":")
+        if len(parts) != 4 or not parts[0].isdigit():
+            return None
+        try:
+            written = float(parts[3])
+        except ValueError:
+            written = 0.0
+        return cls(int(parts[0]), parts[1], parts[2], written)
+
+
+@dataclass(slots=True)
+class Op:
+    """One message for one chat. `fresh`: post anew even if the key has a message; `replace_old`: then
+    delete the previous one."""
+
+    chat_id: int
+    content: Content
+    key: str | None = None
+    fresh: bool = False
+    replace_old: bool = False
+    silent: bool = False
+    reply_to: int | None = None
+
+
+@dataclass(slots=True)
+class DeliveryStats:
+    sent: int = 0
+    edited: int = 0
+    deleted: int = 0
+    unchanged: int = 0
+    merged: int = 0
+    failed: int = 0
+    dropped: int = 0
+
+
+@dataclass(slots=True)
+class _Chat:
+    queue: deque[Op] = field(default_factory=deque)
+    worker: asyncio.Task[None] | None = None
+
+
+class Outbox:
+    """Delivery queues of one process."""
+
+    def __init__(
+        self,
+        bot: Bot,
+        store: Store,
+        *,
+        clock: Callable[[], float],
+        metrics: Metrics | None = None,
+        refs_ttl: float = 365 * 24 * 3600,
+        on_private_lost: LostHandler | None = None,
+        on_group_lost: LostHandler | None = None,
+    ) -> None:
+        self.bot = bot
+        self.store = store
+        self.clock = clock
+        self.metrics = metrics
+        self.refs_ttl = refs_ttl
+        self.on_private_lost = on_private_lost
+        self.on_group_lost = on_group_lost
+        self.stats = DeliveryStats()
+        self._chats: dict[int, _Chat] = {}
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._closed = False
+        self._lost: set[int] = set()
+
+    # --- queueing ---------------------------------------------------------------------------------
+
+    def put(self, op: Op) -> None:
+        """Queue a message (merged into a waiting one with the same key where possible)."""
+        if self._closed:
+            self.stats.dropped += 1
+            log.warning("outbox closed: message for chat %s dropped", op.chat_id)
+            return
+        if op.chat_id in self._lost:
+            self.stats.dropped += 1
+            return
+        chat = self._chats.setdefault(op.chat_id, _Chat())
+        if op.key is not None:
+            for i in range(len(chat.queue) - 1, -1, -1):
+                pending = chat.queue[i]
+                if pending.key != op.key:
+                    continue
+                if op.fresh and not pending.fresh:
+                    break  # a new message after the pending edit of the old one
+                chat.queue[i] = replace(
+                    pending,
+                    content=op.content,
+                    silent=pending.silent and op.silent,
+                    replace_old=pending.replace_old or op.replace_old,
+                )
+                self.stats.merged += 1
+                return
+        chat.queue.append(op)
+        if chat.worker is None:
+            self._idle.clear()
+            chat.worker = asyncio.get_running_loop().create_task(
+                self._work(op.chat_id, chat), name=f"outbox-{op.chat_id}"
+            )
+
+    def forget_lost(self, chat_id: int) -> None:
+        """The chat works again (the user pressed Start, the bot is back in the group): deliver again."""
+        self._lost.discard(chat_id)
+
+    def mark_lost(self, chat_id: int) -> None:
+        """The chat refuses the bot (as an update said): drop what is queued for it and what comes."""
+        self._lost.add(chat_id)
+        chat = self._chats.get(chat_id)
+        if chat is not None:
+            self.stats.dropped += len(chat.queue)
+            chat.queue.clear()
+
+    @property
+    def pending(self) -> int:
+        return sum(len(c.queue) + (c.worker is not None) for c in self._chats.values())
+
+    async def drain(self, timeout: float | None = None) -> bool:
+        """Wait until every queue is empty; False if `timeout` passed first."""
+        try:
+            await asyncio.wait_for(self._idle.wait(), timeout)
+        except TimeoutError:
+            return False
+        return True
+
+    async def close(self, timeout: float = 10.0) -> bool:
+        """Refuse new messages, deliver the queued ones (up to `timeout`), stop the workers."""
+        self._closed = True
+        drained = await self.drain(timeout)
+        for chat in list(self._chats.values()):
+            if chat.worker is not None:
+                chat.worker.cancel()
+        return drained
+
+    # --- the worker -------------------------------------------------------------------------------
+
+    async def _work(self, chat_id: int, chat: _Chat) -> None:
+        try:
+            while chat.queue:
+                op = chat.queue.popleft()
+                try:
+                    await self._deliver(op)
+                except Forbidden as exc:
+                    self._lost_chat(chat_id, chat, exc)
+                except (BadRequest, RetryAfter, NetworkError, StorageError) as exc:
+                    self.stats.failed += 1
+                    self._error(exc)
+                    log.warning("message to chat %s not delivered: %s", chat_id, exc, extra={"event": "send"})
+                except TelegramError as exc:
+                    self.stats.failed += 1
+                    self._error(exc)
+                    log.error("message to chat %s not delivered: %r", chat_id, exc, extra={"event": "send"})
+                except Exception:
+                    self.stats.failed += 1
+                    log.exception("delivery to chat %s failed", chat_id, extra={"event": "send"})
+        finally:
+            chat.worker = None
+            if not chat.queue:
+                self._chats.pop(chat_id, None)
+            if not self._chats:
+                self._idle.set()
+
+    def _error(self, exc: Exception) -> None:
+        if self.metrics is None:
+            return
+        if isinstance(exc, BadRequest):
+            kind = "bad_request"
+        elif isinstance(exc, Forbidden):
+            kind = "forbidden"
+        elif isinstance(exc, RetryAfter):
+            kind = "flood"
+        elif isinstance(exc, NetworkError):
+            kind = "network"
+        elif isinstance(exc, StorageError):
+            kind = "storage"
+        else:
+            kind = "other"
+        self.metrics.platform_error(PLATFORM, kind)
+
+    def _lost_chat(self, chat_id: int, chat: _Chat, exc: Forbidden) -> None:
+        dropped = len(chat.queue) + 1
+        chat.queue.clear()
+        self.stats.dropped += dropped
+        self._error(exc)
+        handler = self.on_group_lost if chat_id < 0 else self.on_private_lost
+        log.info(
+            "chat %s refuses the bot (%s): %d message(s) dropped",
+            chat_id,
+            exc.message,
+            dropped,
+            extra={"event": "forbidden"},
+        )
+        self._lost.add(chat_id)
+        if handler is not None:
+            task = asyncio.get_running_loop().create_task(handler(chat_id), name=f"lost-{chat_id}")
+            task.add_done_callback(_log_failure)
+
+    # --- one message ------------------------------------------------------------------------------
+
+    async def _deliver(self, op: Op) -> None:
+        if op.key is None:
+            await self._post(op)
+            return
+        scope = chat_scope(op.chat_id)
+        refs = await self.store.get_refs(scope)
+        old = Ref.decode(refs.get(op.key))
+        content = op.content
+        if old is not None and not op.fresh:
+            if old.fingerprint == content.fingerprint:
+                self.stats.unchanged += 1
+                return
+            if old.kind == "text" and content.kind == "text" and await self._edit(op, old):
+                await self._remember(scope, op.key, old.message_id, content, refs)
+                return
+        message_id = await self._post(op)
+        await self._remember(scope, op.key, message_id, content, refs)
+        if old is not None and old.message_id != message_id and (op.replace_old or not op.fresh):
+            await self._delete(op.chat_id, old.message_id)
+
+    async def _edit(self, op: Op, old: Ref) -> bool:
+        """Edit the text message behind the key; False when it is gone (then a new one is posted)."""
+        try:
+            await self.bot.edit_message_text(
+                op.content.text,
+                chat_id=op.chat_id,
+                message_id=old.message_id,
+                parse_mode=ParseMode.HTML,
+                reply_markup=op.content.markup,
+            )
+        except BadRequest as exc:
+            text = exc.message.lower()
+            if "not modified" in text:
+                self.stats.unchanged += 1
+                return True
+            if "not found" in text or "can't be edited" in text or "no text" in text:
+                return False
+            raise
+        self.stats.edited += 1
+        return True
+
+    async def _post(self, op: Op) -> int:
+        """Send the message (its lead texts first); the id of the main message."""
+        c = op.content
+        for text in c.lead:
+            await self._send_text(op, text, with_markup=False)
+        if c.kind == "text":
+            return await self._send_text(op, c.text, with_markup=True)
+        caption = c.text or None
+        if c.kind == "photo" and c.image is not None:
+            sent = await self.bot.send_photo(
+                op.chat_id,
+                InputFile(c.image, filename="chart.png"),
+                caption=caption,
+                parse_mode=ParseMode.HTML if caption else None,
+                reply_markup=c.markup,
+                disable_notification=op.silent,
+            )
+        else:
+            name, data = c.document or ("file.bin", b"")
+            sent = await self.bot.send_document(
+                op.chat_id,
+                InputFile(data, filename=name),
+                caption=caption,
+                parse_mode=ParseMode.HTML if caption else None,
+                reply_markup=c.markup,
+                disable_notification=op.silent,
+            )
+        self.stats.sent += 1
+        return sent.message_id
+
+    async def _send_text(self, op: Op, text: str, *, with_markup: bool) -> int:
+        sent: Message = await self.bot.send_message(
+            op.chat_id,
+            text,
+            parse_mode=ParseMode.HTML,
+            reply_markup=op.content.markup if with_markup else None,
+            disable_notification=op.silent,
+            reply_parameters=(
+                ReplyParameters(op.reply_to, allow_sending_without_reply=True) if op.reply_to else None
+            ),
+        )
+        self.stats.sent += 1
+        return sent.message_id
+
+    async def _delete(self, chat_id: int, message_id: int) -> None:
+        try:
+            await self.bot.delete_message(chat_id, message_id)
+        except BadRequest:
+            return  # already gone (the user deleted it) or too old to delete: nothing to do
+        self.stats.deleted += 1
+
+    async def _remember(
+        self, scope: str, key: str, message_id: int, content: Content, refs: dict[str, str]
+    ) -> None:
+        now = self.clock()
+        ref = Ref(message_id, content.kind, content.fingerprint, now)
+        await self.store.set_ref(scope, key, ref.encode(), ttl_seconds=self.refs_ttl)
+        refs[key] = ref.encode()
+        if len(refs) > MAX_REFS:
+            await self._prune(scope, refs)
+
+    async def _prune(self, scope: str, refs: dict[str, str]) -> None:
+        """Forget the oldest references of a chat (messages of long-finished deals)."""
+        aged = sorted(
+            ((Ref.decode(v), k) for k, v in refs.items() if k not in _PINNED_REFS),
+            key=lambda pair: pair[0].written if pair[0] is not None else 0.0,
+        )
+        for _, name in aged[: max(0, len(aged) - KEEP_REFS)]:
+            await self.store.delete_ref(scope, name)
+            refs.pop(name, None)
+
+
+def _log_failure(task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("handling a lost chat failed", exc_info=task.exception())
