@@ -137,7 +137,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--chunk", type=int, default=2_000, help="deals per work unit")
     args = parser.parse_args()
-    per_variant = max(1, args.deals // len(VARIANTS))
+    per_variant = max(1, -(-args.deals // len(VARIANTS)))  # round up: at least --deals in all
     units = []
     for i, (variant, players) in enumerate(VARIANTS):
         left = per_variant
