@@ -325,3 +325,11 @@ def test_lock_pins_every_runtime_dependency_with_hashes() -> None:
     assert wanted <= pinned, wanted - pinned
     build = (DEPLOY / "build-requirements.lock").read_text()
     assert re.search(r"^setuptools==[\d.]+ \\\n\s+--hash=sha256:", build, re.M)
+
+
+def test_operations_guide_lists_every_setting() -> None:
+    guide = (ROOT / "docs" / "OPERATIONS.md").read_text()
+    missing = [name for name in sorted(SETTING_NAMES) if f"| `{name}` |" not in guide]
+    assert not missing, f"docs/OPERATIONS.md has no row for {missing}"
+    for path in ("deploy/compose.yaml", "deploy/redis.conf", "deploy/Dockerfile", "deploy/k8s/"):
+        assert path in guide
