@@ -26,6 +26,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
+from pathlib import Path
 from typing import Final
 
 from bot.model import Command, Message, Sender
@@ -52,7 +53,7 @@ ServiceFactory = Callable[[Store, Settings], Service]
 _SAMPLE_SECONDS: Final = 15.0
 
 
-def prepare(platform: Platform | None, env_file: str | None = ".env") -> Settings:
+def prepare(platform: Platform | None, env_file: Path | str | None = ".env") -> Settings:
     """Settings checked for `platform`, and logging set up from them. On a bad setting: one line per
     problem on stderr, exit status 2 (before anything connects anywhere)."""
     try:
