@@ -49,13 +49,13 @@ RANK_LETTERS: Final[dict[str, tuple[str, ...]]] = {
     "ru": ("9", "В", "Д", "К", "10", "Т"),
     "uk": ("9", "В", "Д", "К", "10", "Т"),
     "et": ("9", "P", "E", "K", "10", "Ä"),
-    "tr": ("9", "V", "K", "P", "10", "A"),
+    "tr": ("9", "B", "K", "P", "10", "A"),
 }
 """Rank letters shown to readers of each language (9, J, Q, K, 10, A)."""
 
 _EXTRA_ALIASES: Final[dict[str, dict[str, int]]] = {
     "et": {"S": 1},  # soldat, the other name of the jack
-    "tr": {"B": 1, "O": 1},  # bacak, oğlan
+    "tr": {"V": 1, "O": 1},  # vale, oğlan
 }
 
 _ALIAS_CACHE: Final[dict[str, dict[str, int]]] = {

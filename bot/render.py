@@ -19,7 +19,6 @@ from core import events as ev
 from core.actions import (
     Action,
     Bid,
-    Blind,
     Bomb,
     Concede,
     Contract,
@@ -674,7 +673,7 @@ def render_help(t: Translator) -> Rendered:
         "/new: open a table · /join · /leave\n"
         "/add\\_ai [easy|medium|hard] · /remove\\_ai · /start\n"
         "/bid 120 · /pass · /play QS (/play QH ! declares a marriage)\n"
-        "/give 9C JD: one card to each other player, in seat order\n"
+        "/give 9C JD: one card to each other player, clockwise from your left\n"
         "/take 1 · /discard 9C JD · /sell · /blind yes|no · /contract 120\n"
         "/bomb · /concede · /crawl\n"
         "/hand · /table · /score · /rules · /export\n"
@@ -734,18 +733,3 @@ def language_list() -> str:
 
 
 __all__ += ["language_list", "private_notes", "seat_name"]
-
-
-def describe_action(t: Translator, action: Action) -> str:
-    """A short name of an action (for logs of what a computer did for an absent player)."""
-    match action:
-        case Play(card, _):
-            return t.card(card)
-        case Bid(value):
-            return str(value)
-        case Pass():
-            return t._("pass")
-        case Blind(announce):
-            return t._("blind game") if announce else t._("no")
-        case _:
-            return ""
