@@ -1,0 +1,522 @@
+"""The rig for the Telegram tests: the real bot (PTB `Application` + adapter + process runtime) against the
+fake Bot API, people who press buttons and type commands, and a watch over every group message.
+
+Time: a `VirtualClock` is shared by the fake's flood control, the memory store, the service and the
+adapter's rate limiter. When the limiter has to wait for the budget, the clock moves instead of the test
+sleeping, so a game that Telegram's limits stretch over minutes runs in seconds while the fake still
+checks each send against its own buckets on the same clock (a send early by a millisecond is a 429).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import statistics
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from fakes.telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser, InProcessRequest
+from fakes.telegram.fake import ApiResponse
+from fakes.telegram.models import UploadedFile
+
+from adapters.telegram.app import TelegramBot
+from adapters.telegram.limits import SendLimits
+from bot.ai import decide_now
+from bot.commands import decode_payload
+from bot.i18n import translator
+from bot.ops.runtime import Runtime
+from bot.render import give_order
+from bot.service import Service
+from bot.settings import Settings
+from bot.snapshot import GameCache
+from bot.storage import MemoryStore, Store
+from bot.table import TableDoc
+from core.actions import (
+    Action,
+    Bid,
+    Blind,
+    Bomb,
+    Concede,
+    Contract,
+    Crawl,
+    Discard,
+    Give,
+    Pass,
+    Play,
+    SellTalon,
+    TakeTalon,
+)
+from core.cards import CARD_NAMES, cards_of
+from core.deal import Phase
+from core.game import GameState
+from core.view import seat_view
+
+SEND_METHODS = frozenset(
+    {
+        "sendmessage",
+        "sendphoto",
+        "senddocument",
+        "editmessagetext",
+        "editmessagecaption",
+        "editmessagereplymarkup",
+    }
+)
+BASE_TIME = 1_800_000_000.0
+
+
+class VirtualClock:
+    """POSIX time that moves only when someone sleeps on it (or a test advances it)."""
+
+    explicit = True
+
+    def __init__(self, start: float = BASE_TIME) -> None:
+        self.t = start
+        self.slept = 0.0
+
+    def now(self) -> float:
+        return self.t
+
+    def __call__(self) -> float:
+        return self.t
+
+    def advance(self, seconds: float) -> None:
+        self.t += seconds
+
+    async def sleep(self, seconds: float) -> None:
+        target = self.t + max(0.0, seconds)
+        await asyncio.sleep(0)  # sleepers of the same moment wake together, not one after another
+        if target > self.t:
+            self.slept += target - self.t
+            self.t = target
+        await asyncio.sleep(0)
+
+
+def settings(**overrides: Any) -> Settings:
+    values: dict[str, Any] = {
+        "ai_workers": 0,
+        "turn_seconds": 0,
+        "metrics_port": 0,
+        "charts": True,
+        "default_ai_level": "easy",
+        "log_format": "console",
+    }
+    values.update(overrides)
+    return Settings(_env_file=None, **values)
+
+
+# --------------------------------------------------------------------------- the watch
+
+
+@dataclass
+class GroupCall:
+    method: str
+    deal: int | None
+    text: str
+
+
+@dataclass
+class Watch:
+    """Sees every Bot API call the fake answers: counts group sends and edits per deal, and checks that
+    no card that is secret at that moment appears in a group message."""
+
+    fake: FakeTelegram
+    store: Store
+    groups: set[int] = field(default_factory=set)
+    calls: list[GroupCall] = field(default_factory=list)
+    leaks: list[str] = field(default_factory=list)
+    private_calls: int = 0
+    cache: GameCache = field(default_factory=GameCache)
+
+    def install(self) -> None:
+        original = self.fake.handle
+
+        async def handle(
+            token: str, method: str, params: Any, files: dict[str, UploadedFile] | None = None
+        ) -> ApiResponse:
+            response = await original(token, method, params, files)
+            if response.status == 200 and method.lower() in SEND_METHODS:
+                await self._seen(method.lower(), params, response)
+            return response
+
+        self.fake.handle = handle  # type: ignore[method-assign]
+
+    async def _state(self, chat_id: int) -> tuple[TableDoc | None, GameState | None]:
+        stored = await self.store.load(f"tg:{chat_id}")
+        if stored is None:
+            return None, None
+        doc = TableDoc.model_validate_json(stored.document)
+        if doc.game is None:
+            return doc, None
+        return doc, self.cache.state(doc.serial, doc.game.spec, doc.game.actions)
+
+    async def _seen(self, method: str, params: Any, response: ApiResponse) -> None:
+        try:
+            chat_id = int(str(params.get("chat_id")))
+        except ValueError:
+            return
+        if chat_id not in self.groups:
+            if chat_id > 0:
+                self.private_calls += 1
+            return
+        result = response.json().get("result")
+        text = ""
+        if isinstance(result, dict):
+            text = result.get("text") or result.get("caption") or ""
+        doc, state = await self._state(chat_id)
+        deal = None if state is None or doc is None or doc.status == "lobby" else state.deal.number
+        self.calls.append(GroupCall(method, deal, text))
+        if doc is not None and state is not None and not state.finished:
+            for label in secret_labels(state, doc.settings.language):
+                if label in text:
+                    self.leaks.append(f"{label} in group message during deal {deal}: {text!r}")
+
+    def per_deal(self) -> list[int]:
+        counts = Counter(c.deal for c in self.calls if c.deal is not None)
+        return [counts[d] for d in sorted(counts)]
+
+    def figures(self) -> dict[str, Any]:
+        per = self.per_deal()
+        return {
+            "deals": len(per),
+            "median": statistics.median(per) if per else 0,
+            "max": max(per) if per else 0,
+            "per_deal": per,
+        }
+
+
+def secret_labels(state: GameState, lang: str) -> set[str]:
+    """Labels of the cards nobody but their holder may know now (in the group's language)."""
+    deal = state.deal
+    secret = 0
+    for hand in deal.hands:
+        secret |= hand
+    hidden = list(deal.talon) + list(deal.discard)
+    if deal.piles is not None:
+        if deal.phase in (Phase.BLIND, Phase.BIDDING, Phase.TALON):
+            hidden += list(deal.piles[0]) + list(deal.piles[1])
+        else:  # the declarer took one pile into the hand; the other lies face down
+            hidden += list(deal.piles[1 - deal.pile])
+    for card in hidden:
+        secret |= 1 << card
+    if deal.talon_public and deal.piles is None:
+        for card in deal.talon_as_dealt:
+            secret &= ~(1 << card)
+    t = translator(lang)
+    return {t.card(c) for c in cards_of(secret)}
+
+
+# --------------------------------------------------------------------------- the bot process
+
+
+class Rig:
+    """A fake Telegram, one store, and bot processes that can be stopped and started again."""
+
+    def __init__(
+        self,
+        *,
+        store: Store | None = None,
+        settings_: Settings | None = None,
+        clock: VirtualClock | None = None,
+        fake: FakeTelegram | None = None,
+        limits: SendLimits | None = None,
+    ) -> None:
+        self.clock = clock or VirtualClock()
+        self.fake = fake or FakeTelegram(clock=self.clock)
+        self.store = store or MemoryStore(clock=self.clock)
+        self.settings = settings_ or settings()
+        self.limits = limits
+        self.bots: list[TelegramBot] = []
+        self.watch = Watch(self.fake, self.store)
+        self.watch.install()
+        self.rng = random.Random(7)
+
+    def make_bot(self, store: Store | None = None) -> TelegramBot:
+        clock = self.clock
+        rng = random.Random(self.rng.getrandbits(32))
+
+        def service(store: Store, s: Settings) -> Service:
+            return Service(store, s, clock=clock.now, rng=rng)
+
+        runtime = Runtime(
+            self.settings,
+            platform="telegram",
+            store=store or self.store,
+            service_factory=service,
+            tick_interval=0.05,
+        )
+        return TelegramBot(
+            runtime,
+            self.fake.token,
+            clock=clock,
+            limits=self.limits,
+            request=InProcessRequest(self.fake),
+            updates_request=InProcessRequest(self.fake),
+        )
+
+    async def start(self, store: Store | None = None) -> TelegramBot:
+        bot = self.make_bot(store)
+        await bot.start(signals=False, poll_timeout=1)
+        self.bots.append(bot)
+        return bot
+
+    @property
+    def bot(self) -> TelegramBot:
+        return self.bots[-1]
+
+    async def stop(self, bot: TelegramBot | None = None) -> None:
+        bot = bot or self.bot
+        await bot.stop()
+        if bot in self.bots:
+            self.bots.remove(bot)
+
+    async def close(self) -> None:
+        for bot in list(self.bots):
+            await self.stop(bot)
+        await self.fake.close()
+
+    def last_update_id(self) -> int:
+        return self.fake._world.next_update_id - 1
+
+    async def settle(self, timeout: float = 20.0) -> None:
+        """Wait until every update was handled and every queued message went out."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        quiet = 0
+        while quiet < 3:
+            if loop.time() > deadline:
+                raise TimeoutError("the bot did not settle")
+            await asyncio.sleep(0.002)
+            handled = max((b.adapter.last_update_id for b in self.bots), default=0)
+            busy = any(b.adapter.in_flight or b.adapter.outbox.pending for b in self.bots)
+            if handled >= self.last_update_id() and not busy and not self.fake.pending_updates:
+                quiet += 1
+            else:
+                quiet = 0
+
+    # --- people -------------------------------------------------------------------------------
+
+    def group(self, title: str, people: Iterable[FakeUser], *, admins: Iterable[FakeUser] = ()) -> FakeChat:
+        people = list(people)
+        admins = list(admins) or people[:1]
+        chat = self.fake.add_group(title, members=[p for p in people if p not in admins], admins=admins)
+        self.watch.groups.add(chat.id)
+        return chat
+
+    async def say(self, where: FakeChat | FakeUser, user: FakeUser, text: str) -> None:
+        self.fake.user_sends(where, user, text)
+        await self.settle()
+
+    async def press(self, where: FakeChat | FakeUser, user: FakeUser, message: FakeMessage, data: str) -> str:
+        query = self.fake.user_presses(where, user, message.message_id, data)
+        await self.settle()
+        return query
+
+
+# --------------------------------------------------------------------------- playing
+
+
+def typed(action: Action, state: GameState, seat: int) -> str:
+    """The command a person types for `action`."""
+    match action:
+        case Play(card, declare):
+            return f"/play {CARD_NAMES[card]}{' !' if declare else ''}"
+        case Bid(value):
+            return f"/bid {value}"
+        case Pass():
+            return "/pass"
+        case Contract(value):
+            return f"/contract {value}"
+        case Give(cards):
+            by_target = dict(cards)
+            return "/give " + " ".join(CARD_NAMES[by_target[s]] for s in give_order(state.deal.active, seat))
+        case Discard(cards):
+            return "/discard " + " ".join(CARD_NAMES[c] for c in cards)
+        case TakeTalon(pile):
+            return f"/take {pile + 1}"
+        case Blind(yes):
+            return "/blind yes" if yes else "/blind no"
+    simple = {SellTalon: "/sell", Bomb: "/bomb", Concede: "/concede", Crawl: "/crawl"}
+    return simple[type(action)]
+
+
+def presses(action: Action, state: GameState, seat: int) -> list[tuple[str, tuple[str, ...]]]:
+    """The buttons (command name, arguments) a person presses, in order, to make `action`."""
+    match action:
+        case Play(card, declare):
+            return [("play", (CARD_NAMES[card], "!") if declare else (CARD_NAMES[card],))]
+        case Bid(value):
+            return [("bid", (str(value),))]
+        case Pass():
+            return [("pass", ())]
+        case Contract(value):
+            return [("contract", (str(value),))]
+        case Give(cards):
+            by_target = dict(cards)
+            names = [CARD_NAMES[by_target[s]] for s in give_order(state.deal.active, seat)]
+            return [("give", tuple(names[: i + 1])) for i in range(len(names))]
+        case Discard(cards):
+            names = [CARD_NAMES[c] for c in cards]
+            return [("discard", tuple(names[: i + 1])) for i in range(len(names))]
+        case TakeTalon(pile):
+            return [("take", (str(pile + 1),) if state.deal.piles is not None else ())]
+        case Blind(yes):
+            return [("blind", ("yes",) if yes else ("no",))]
+    simple = {SellTalon: "sell", Bomb: "bomb", Concede: "concede", Crawl: "crawl"}
+    return [(simple[type(action)], ())]
+
+
+def decide(state: GameState, seat: int, seed: int, level: str = "easy") -> Action:
+    """What a sensible person would do (an easy computer player's choice)."""
+    return decide_now(level, seat_view(state, seat), list(state.legal_actions(seat)), seed, None)
+
+
+@dataclass
+class Table:
+    """A game in one group, played by people through the fake."""
+
+    rig: Rig
+    chat: FakeChat
+    people: dict[str, FakeUser]
+    rng: random.Random = field(default_factory=lambda: random.Random(11))
+    button_share: float = 0.7
+    moves: int = 0
+    pressed: int = 0
+    typed_moves: int = 0
+    cache: GameCache = field(default_factory=GameCache)
+
+    @property
+    def table_id(self) -> str:
+        return f"tg:{self.chat.id}"
+
+    async def doc(self) -> TableDoc:
+        stored = await self.rig.store.load(self.table_id)
+        assert stored is not None
+        return TableDoc.model_validate_json(stored.document)
+
+    async def state(self) -> tuple[TableDoc, GameState | None]:
+        doc = await self.doc()
+        if doc.game is None:
+            return doc, None
+        return doc, self.cache.state(doc.serial, doc.game.spec, doc.game.actions)
+
+    def hand_message(self, user: FakeUser) -> FakeMessage | None:
+        """The hand message the user sees in the private chat (the newest with this table's buttons)."""
+        for message in reversed(self.rig.fake.bot_messages(user)):
+            for data in message.callback_data:
+                try:
+                    _, _, _, table = decode_payload(data)
+                except ValueError:
+                    continue
+                if table == self.table_id:
+                    return message
+        return None
+
+    async def move(self) -> bool:
+        """The human whose turn it is makes one move; False when the game is over."""
+        doc, state = await self.state()
+        if doc.status != "game" or state is None or state.finished:
+            return False
+        seat = state.to_act
+        assert seat is not None and seat >= 0, "nobody to act"
+        seat_doc = doc.seats[seat]
+        assert seat_doc.present and seat_doc.user_id is not None, f"seat {seat} is not a human's turn"
+        user = self.rig.fake._world.users[int(seat_doc.user_id)]
+        action = decide(state, seat, self.rng.getrandbits(32))
+        if self.rng.random() < self.button_share and await self._press(user, state, seat, action):
+            self.pressed += 1
+        else:
+            await self._type(user, state, seat, action)
+            self.typed_moves += 1
+        self.moves += 1
+        return True
+
+    async def _type(self, user: FakeUser, state: GameState, seat: int, action: Action) -> None:
+        """Type the move, in the group or in the private chat (there without the slash)."""
+        text = typed(action, state, seat)
+        if self.rng.random() < 0.5:
+            await self.rig.say(self.chat, user, text)
+        else:
+            await self.rig.say(user, user, text.lstrip("/"))
+
+    async def _press(self, user: FakeUser, state: GameState, seat: int, action: Action) -> bool:
+        """Press the move's buttons on the hand message; False (nothing pressed) when it has none."""
+        steps = presses(action, state, seat)
+        for i, (name, args) in enumerate(steps):
+            message = self.hand_message(user)
+            found = None
+            if message is not None:
+                for data in message.callback_data:
+                    code, got, _, _ = decode_payload(data)
+                    if code == name and got == args:
+                        found = data
+            if found is None:
+                assert i == 0, f"the hand message lost the {name} buttons half-way"
+                return False
+            assert message is not None
+            await self.rig.press(user, user, message, found)
+        return True
+
+    async def play_out(
+        self, limit: int = 3000, between: Callable[[int], Awaitable[None]] | None = None
+    ) -> None:
+        for i in range(limit):
+            if not await self.move():
+                return
+            if between is not None:
+                await between(i)
+        raise AssertionError("the game did not end")
+
+
+async def seat_everyone(
+    rig: Rig,
+    chat: FakeChat,
+    humans: list[FakeUser],
+    computers: int = 0,
+    *,
+    preset: str = "polish",
+    short: bool = True,
+) -> Table:
+    """Open a table as people would: the first person types /new, the others press Join (opening the
+    private chat through the deep link the bot answers with), computers are added with the button, and
+    the game is started with the lobby's Start button."""
+    fake = rig.fake
+    first = humans[0]
+    fake.user_starts_bot(first)
+    await rig.settle()
+    await rig.say(chat, first, f"/new {preset}")
+    if short:
+        await rig.say(chat, first, "/settings barrel_at 100")
+        await rig.say(chat, first, "/settings target 200")
+    table = Table(rig, chat, {u.first_name: u for u in humans})
+    for user in humans[1:]:
+        lobby = lobby_message(fake, chat)
+        join = button(lobby, "j")
+        query = await rig.press(chat, user, lobby, join)
+        answer = fake.callback_query(query)
+        assert answer.answered
+        if answer.url:
+            payload = answer.url.split("start=", 1)[1]
+            fake.user_starts_bot(user, payload)
+            await rig.settle()
+    for _ in range(computers):
+        lobby = lobby_message(fake, chat)
+        await rig.press(chat, first, lobby, button(lobby, "a"))
+    lobby = lobby_message(fake, chat)
+    await rig.press(chat, first, lobby, button(lobby, "s"))
+    return table
+
+
+def lobby_message(fake: FakeTelegram, chat: FakeChat) -> FakeMessage:
+    for message in reversed(fake.bot_messages(chat)):
+        if any(decode_payload(d)[0] == "join" for d in message.callback_data):
+            return message
+    raise AssertionError("no lobby message in the group")
+
+
+def button(message: FakeMessage, code: str) -> str:
+    for data in message.callback_data:
+        if data.split(":", 1)[0] == code:
+            return data
+    raise AssertionError(f"no {code!r} button on the message")
