@@ -5,7 +5,8 @@ neutral commands taken over loopback HTTP the way a webhook adapter takes update
       -> 200 {"messages": [{"kind", "audience", "text"}]}, or 503 once the process is stopping.
 
 `delay` (seconds) holds the update after it was taken and before the service runs it, so a test can
-send SIGTERM while an update is in flight. Settings come from the environment; LOOP_PORT is the port.
+send SIGTERM while an update is in flight (GET /in-flight tells how many are). Settings come from the
+environment; LOOP_PORT is the port.
 """
 
 from __future__ import annotations
@@ -51,8 +52,12 @@ async def main() -> int:
             {"messages": [{"kind": m.kind, "audience": _audience(m), "text": m.text} for m in messages]}
         )
 
+    async def in_flight(request: web.Request) -> web.Response:
+        return web.json_response({"in_flight": runtime.shutdown.in_flight})
+
     app = web.Application()
     app.router.add_post("/update", update)
+    app.router.add_get("/in-flight", in_flight)
     runner = web.AppRunner(app, access_log=None, handle_signals=False)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", int(os.environ["LOOP_PORT"]))

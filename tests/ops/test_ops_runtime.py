@@ -181,14 +181,17 @@ async def test_conflicts_between_two_processes_are_counted(redis_url: str, redis
         a_saved.set()
         return version
 
+    b_waiting = asyncio.Event()
+
     async def save_after_a(*args: Any, **kwargs: Any) -> int:
+        b_waiting.set()
         await a_saved.wait()
         return await b_save(*args, **kwargs)
 
     first.store.inner.save = save_then_signal  # type: ignore[method-assign]
     second.store.inner.save = save_after_a  # type: ignore[method-assign]
     bartek_joins = asyncio.create_task(say(second, BARTEK, "/join"))
-    await asyncio.sleep(0.05)  # B has loaded the lobby and waits to save
+    await asyncio.wait_for(b_waiting.wait(), 10)  # B has loaded the lobby and waits to save
     celina = UserRef("loop", "3", "Celina", "en")
     for replies in (await say(first, celina, "/join"), await bartek_joins):
         assert not [m.text for m in replies if m.kind == "error"]

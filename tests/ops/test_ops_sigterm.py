@@ -69,6 +69,25 @@ class BotProcess:
             await asyncio.sleep(0.05)
         raise AssertionError(f"bot not ready in {timeout}s:\n{self.log.read_text()}")
 
+    async def wait_in_flight(self, http: aiohttp.ClientSession, timeout: float = 10.0) -> None:
+        deadline = asyncio.get_running_loop().time() + timeout
+        while asyncio.get_running_loop().time() < deadline:
+            async with http.get(f"http://127.0.0.1:{self.loop_port}/in-flight") as response:
+                if (await response.json())["in_flight"] >= 1:
+                    return
+            await asyncio.sleep(0.01)
+        raise AssertionError("the update never got in flight")
+
+    async def wait_not_ready(self, http: aiohttp.ClientSession, timeout: float = 10.0) -> None:
+        deadline = asyncio.get_running_loop().time() + timeout
+        while asyncio.get_running_loop().time() < deadline:
+            async with http.get(f"http://127.0.0.1:{self.metrics_port}/readyz") as response:
+                if response.status == 503:
+                    assert (await response.json())["checks"]["shutdown"] == "stopping"
+                    return
+            await asyncio.sleep(0.01)
+        raise AssertionError("still ready after SIGTERM")
+
     async def post(self, http: aiohttp.ClientSession, text: str, delay: float = 0.0) -> tuple[int, Any]:
         body = {**ALA, "text": text, "delay": delay}
         async with http.post(f"http://127.0.0.1:{self.loop_port}/update", json=body) as response:
@@ -155,10 +174,10 @@ async def test_sigterm_mid_deal_then_a_new_process_finishes_the_game(
     actions = len(doc.game.actions)
     move = await reader.next_move(rng)
     assert move is not None and move.startswith("/play ")
-    in_flight = asyncio.create_task(first.send(http, move, delay=1.0))
-    await asyncio.sleep(0.3)  # the update is taken and held
+    in_flight = asyncio.create_task(first.send(http, move, delay=1.5))
+    await first.wait_in_flight(http)  # the update is taken and held
     first.process.send_signal(signal.SIGTERM)
-    await asyncio.sleep(0.2)
+    await first.wait_not_ready(http)
     status, body = await first.post(http, "/score")  # a new update during the drain is refused
     assert (status, body) == (503, {"error": "stopping"})
     replies = await in_flight  # the one in flight is finished and answered
