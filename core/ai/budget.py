@@ -3,8 +3,9 @@
 A decision must be the same for the same seed on any machine, so the search does not stop "when the
 time is up": a budget in seconds is turned into work units (simulated card plays) at a fixed nominal
 rate, and the search stops when they are spent.  The wall clock only guards the worst case: a search
-past ``HARD_FACTOR`` times its budget, or past ``HARD_STOP`` seconds, stops at once with what it has
-(then, and only then, the result may depend on the machine's speed).
+past ``HARD_FACTOR`` times its budget (at least ``HARD_FLOOR`` seconds), or past ``HARD_STOP``
+seconds, stops at once with what it has (then, and only then, the result may depend on the
+machine's speed or load).
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from typing import Final
 
 UNITS_PER_SECOND: Final = 250_000
 """Nominal simulated card plays per second (one simulated card costs 2 to 4 µs on the reference machine)."""
-HARD_FACTOR: Final = 2.5
+HARD_FACTOR: Final = 4.0
+HARD_FLOOR: Final = 0.1
 HARD_STOP: Final = 1.9
 """Seconds after which any decision returns, whatever its budget."""
 
@@ -26,7 +28,7 @@ class Budget:
         self.total = max(1, int(seconds * UNITS_PER_SECOND))
         self.left = self.total
         self.start = time.perf_counter()
-        self.deadline = self.start + min(HARD_STOP, max(0.005, seconds * HARD_FACTOR))
+        self.deadline = self.start + min(HARD_STOP, max(HARD_FLOOR, seconds * HARD_FACTOR))
 
     def spend(self, units: int) -> bool:
         """Account for ``units`` of work; False once the budget or the hard stop is reached."""

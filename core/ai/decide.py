@@ -28,15 +28,19 @@ from ..actions import (
 )
 from ..cards import FULL_DECK, CardMask
 from ..deal import Phase, layout_shape
-from ..rules import Barrel
+from ..rules import Barrel, Opening
 from ..view import SeatView
+from .bids import BidModel
 from .budget import Budget
 from .hand import choose_discard, choose_give, estimate_points, give_candidates, p_make, ranked_cards
-from .infer import TALON, knowledge, sample
+from .infer import TALON, Knowledge, knowledge, sample
 from .play import easy_play, pimc_play
 from .rollout import rollout
 from .score import ScoreCtx
 from .simulate import DealSim, max_bid_for, points
+
+EASY_BID_CHANCE = 0.58
+"""The easy player bids on while the chance of making the next bid is at least this."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,13 +53,19 @@ class Level:
     candidates: int
     endgame: int
     """Solve the play exactly when at most this many cards are left in all hands (0: never)."""
+    bid_margin: float = 0.0
+    """Bid on when declaring is worth this much more than defending."""
+    auction_model: bool = True
+    """Judge a pass by playing the rest of the auction out (else: the strongest other hand declares)."""
+    infer_bids: bool = False
+    """Weight sampled deals by how likely they make the auction that was seen."""
 
 
 LEVEL_PARAMS: dict[str, Level] = {
     "random": Level("random", 0.001, 0, 0, 0, 0, 0),
     "easy": Level("easy", 0.002, 0, 0, 0, 0, 0),
     "medium": Level("medium", 0.08, 48, 32, 24, 5, 0),
-    "hard": Level("hard", 0.3, 160, 96, 64, 7, 12),
+    "hard": Level("hard", 0.3, 160, 96, 64, 7, 12, infer_bids=True),
 }
 
 
@@ -74,8 +84,8 @@ def decide(
         if level.endgame:
             from .endgame import solve_play
 
-            return solve_play(view, legal, rng, budget, level.play_worlds, level.endgame)
-        return pimc_play(view, legal, rng, budget, level.play_worlds)
+            return solve_play(view, legal, rng, budget, level.play_worlds, level.endgame, level.infer_bids)
+        return pimc_play(view, legal, rng, budget, level.play_worlds, level.infer_bids)
     if phase == Phase.BIDDING:
         return _bidding(level, view, legal, rng, budget)
     if phase == Phase.BLIND:
@@ -142,22 +152,24 @@ def _bidding(
         return nxt if value > -10.0 else PASS
     if level.name == "easy":
         expected = easy_estimate(view)
-        threshold = 0.45 if _declarer_only_barrel(view) else 0.58
+        threshold = 0.45 if _declarer_only_barrel(view) else EASY_BID_CHANCE
         return nxt if p_make(expected, nxt.value) >= threshold else PASS
-    u_decl, u_def = _bid_values(view, nxt.value, rng, budget, level.bid_worlds)
-    return nxt if u_decl > u_def else PASS
+    u_decl, u_def = _bid_values(view, nxt.value, rng, budget, level)
+    return nxt if u_decl > u_def + level.bid_margin else PASS
 
 
 def _bid_values(
-    view: SeatView, value: int, rng: random.Random, budget: Budget, max_worlds: int
+    view: SeatView, value: int, rng: random.Random, budget: Budget, level: Level
 ) -> tuple[float, float]:
     """Mean utility of declaring at ``value`` and of defending instead, over sampled deals."""
     k = knowledge(view)
+    model = _bid_model(view, k, level)
+    max_worlds = level.bid_worlds
+    total_w = 0.0
     ctx = ScoreCtx(view)
     ds = DealSim(view)
     me = view.seat
     ti = k.locs.index(TALON)
-    step = view.rules.bid_step
     u_decl = 0.0
     u_def = 0.0
     worlds = 0
@@ -172,30 +184,90 @@ def _bid_values(
             if loc >= 0:
                 hands[loc] = masks[i]
         talon = masks[ti]
+        w = model.weight(masks) if model is not None else 1.0
+        total_w += w
         # As declarer.
         sim = ds.start(hands.copy(), me, value, talon, rng)
         rollout(sim)
-        u_decl += ctx.utility(me, me, value, sim.taken)
-        # As a defender: the strongest other hand declares, at what it would be worth.
-        other = -1
-        best = -1.0
-        mvals = ds.mvals
-        for s in view.active:
-            if s != me:
-                e = estimate_points(hands[s], mvals, _talon_gain(view), 17)
-                if e > best:
-                    other, best = s, e
-        level = max(value, int(best - 10) // step * step)
-        level = min(level, max(value, max_bid_for(view.rules, view.players, hands[other])))
-        sim = ds.start(hands.copy(), other, level, talon, rng)
+        u_decl += w * ctx.utility(me, me, value, sim.taken)
+        # As a defender: the others bid on (by the easy rule of thumb) and one of them declares.
+        if level.auction_model:
+            other, contract = _auction_without(view, hands, ds.mvals)
+        else:
+            other, contract = _strongest_other(view, hands, ds.mvals, value)
+        sim = ds.start(hands.copy(), other, contract, talon, rng)
         rollout(sim)
-        u_def += ctx.utility(me, other, level, sim.taken)
+        u_def += w * ctx.utility(me, other, contract, sim.taken)
         worlds += 1
         if not budget.spend(cost):
             break
-    if worlds == 0:
+    if worlds == 0 or total_w <= 0:
         return 0.0, 0.0
-    return u_decl / worlds, u_def / worlds
+    return u_decl / total_w, u_def / total_w
+
+
+def _bid_model(view: SeatView, k: Knowledge, level: Level) -> BidModel | None:
+    if not level.infer_bids:
+        return None
+    model = BidModel(view, k)
+    return model if model.useful else None
+
+
+def _strongest_other(
+    view: SeatView, hands: list[CardMask], mvals: tuple[int, ...], value: int
+) -> tuple[int, int]:
+    other = -1
+    best = -1.0
+    for s in view.active:
+        if s != view.seat:
+            e = estimate_points(hands[s], mvals, _talon_gain(view), 17)
+            if e > best:
+                other, best = s, e
+    step = view.rules.bid_step
+    level = max(value, int(best - 10) // step * step)
+    return other, min(level, max(value, max_bid_for(view.rules, view.players, hands[other])))
+
+
+def _auction_without(view: SeatView, hands: list[CardMask], mvals: tuple[int, ...]) -> tuple[int, int]:
+    """Who declares at what if this seat passes now: the others bid on while their hand, judged by
+    :func:`estimate_points`, makes the next bid likely enough."""
+    rules = view.rules
+    step = rules.bid_step
+    me = view.seat
+    active = view.active
+    succ = {s: active[(i + 1) % len(active)] for i, s in enumerate(active)}
+    passed = view.passed | 1 << me
+    bid = view.bid
+    bidder = view.bidder
+    has_bid = 0
+    for s, v in view.auction:
+        if v:
+            has_bid |= 1 << s
+    gain = _talon_gain(view)
+    est = {s: estimate_points(hands[s], mvals, gain, 17) for s in active if s != me}
+    tops = {s: max_bid_for(rules, view.players, hands[s], s == view.blind_seat) for s in active if s != me}
+    compulsory = rules.opening == Opening.COMPULSORY
+    opener = active[0]
+    seat = succ[me]
+    for _ in range(64):
+        left = [s for s in active if not passed >> s & 1]
+        if len(left) <= 1:
+            break
+        if passed >> seat & 1:
+            seat = succ[seat]
+            continue
+        nxt = bid + step if bid else (max(rules.opening_bid, 120) if view.golden else rules.opening_bid)
+        must_open = compulsory and seat == opener and not has_bid >> seat & 1
+        wants = seat != view.blind_seat and nxt <= tops[seat] and p_make(est[seat], nxt) >= EASY_BID_CHANCE
+        if must_open or wants:
+            bid, bidder = nxt, seat
+            has_bid |= 1 << seat
+        else:
+            passed |= 1 << seat
+        seat = succ[seat]
+    left = [s for s in active if not passed >> s & 1]
+    declarer = left[0] if left else bidder
+    return declarer, max(bid, rules.opening_bid)
 
 
 def _blind_value(
@@ -264,15 +336,17 @@ def _contract_levels(view: SeatView, hand: CardMask) -> list[int]:
     return [view.bid, *range(view.bid + rules.bid_step, top + 1, rules.bid_step)]
 
 
-def _best_level(ctx: ScoreCtx, me: int, levels: list[int], results: list[list[int]]) -> tuple[float, int]:
-    """Best mean utility over contract levels for a list of playout points; skips hopeless raises."""
-    n = len(results)
+def _best_level(
+    ctx: ScoreCtx, me: int, levels: list[int], results: list[tuple[float, list[int]]]
+) -> tuple[float, int]:
+    """Best mean utility over contract levels for weighted playout points; skips hopeless raises."""
+    total = sum(w for w, _ in results) or 1.0
     best_u = -1e18
     best_v = levels[0]
     for j, v in enumerate(levels):
-        if j and sum(1 for r in results if r[me] >= v) * 2 < n:
+        if j and sum(w for w, r in results if r[me] >= v) * 2 < total:
             break
-        u = sum(ctx.utility(me, me, v, r) for r in results) / n
+        u = sum(w * ctx.utility(me, me, v, r) for w, r in results) / total
         if u > best_u:
             best_u, best_v = u, v
     return best_u, best_v
@@ -302,14 +376,16 @@ def _exchange(
     cands = [Give(g) for g in give_candidates(hand, receivers, unseen, mvals, level.candidates)]
     cands = [g for g in cands if g in legal] or [default]
     k = knowledge(view)
+    model = _bid_model(view, k, level)
     ds = DealSim(view)
-    results: list[list[list[int]]] = [[] for _ in cands]
+    results: list[list[tuple[float, list[int]]]] = [[] for _ in cands]
     worlds = 0
     cost = len(cands) * sum(view.hand_counts)
     while worlds < level.exchange_worlds:
         masks = sample(k, rng)
         if masks is None:
             break
+        w = model.weight(masks) if model is not None else 1.0
         base = [0] * view.players
         base[me] = hand
         for i, loc in enumerate(k.locs):
@@ -322,7 +398,7 @@ def _exchange(
                 hands[target] |= 1 << c
             sim = ds.after_give(hands, me, view.bid)
             rollout(sim)
-            results[ci].append(sim.taken)
+            results[ci].append((w, sim.taken))
         worlds += 1
         if not budget.spend(cost):
             break
@@ -356,16 +432,18 @@ def _contract(
                 best = max(best, v)
         return _pick_contract(legal, best)
     k = knowledge(view)
+    model = _bid_model(view, k, level)
     ds = DealSim(view)
     ctx = ScoreCtx(view)
     me = view.seat
-    results: list[list[int]] = []
+    results: list[tuple[float, list[int]]] = []
     piles = 0
     cost = sum(view.hand_counts)
     while len(results) < level.exchange_worlds:
         masks = sample(k, rng)
         if masks is None:
             break
+        w = model.weight(masks) if model is not None else 1.0
         hands = [0] * view.players
         hands[me] = view.hand
         for i, loc in enumerate(k.locs):
@@ -375,7 +453,7 @@ def _contract(
                 piles = points(masks[i])
         sim = ds.after_give(hands, me, view.bid, piles)
         rollout(sim)
-        results.append(sim.taken)
+        results.append((w, sim.taken))
         if not budget.spend(cost):
             break
     if not results:
@@ -406,16 +484,18 @@ def _discard(
     ]
     cands = [d for d in cands if d in legal] or [default]
     k = knowledge(view)
+    model = _bid_model(view, k, level)
     ds = DealSim(view)
     ctx = ScoreCtx(view)
     me = view.seat
-    results: list[list[list[int]]] = [[] for _ in cands]
+    results: list[list[tuple[float, list[int]]]] = [[] for _ in cands]
     worlds = 0
     cost = len(cands) * sum(view.hand_counts)
     while worlds < level.exchange_worlds:
         masks = sample(k, rng)
         if masks is None:
             break
+        w = model.weight(masks) if model is not None else 1.0
         base = [0] * view.players
         other = 0
         for i, loc in enumerate(k.locs):
@@ -429,7 +509,7 @@ def _discard(
             hands[me] = hand & ~dm
             sim = ds.after_give(hands, me, view.bid, points(other | dm))
             rollout(sim)
-            results[ci].append(sim.taken)
+            results[ci].append((w, sim.taken))
         worlds += 1
         if not budget.spend(cost):
             break

@@ -15,6 +15,7 @@ from typing import Final
 from ..actions import Action
 from ..cards import CARD_POINTS, SUIT_MASKS, CardMask
 from ..view import SeatView
+from .bids import BidModel
 from .budget import Budget
 from .infer import knowledge, sample
 from .play import easy_play, move_of, world_sim
@@ -191,9 +192,11 @@ def _winner(trick: list[int], trump: int) -> int:
     return best
 
 
-def solve_root(sim: Sim, moves: list[int]) -> list[int]:
-    """For each root move, the declarer's final deal points with exact play afterwards."""
+def solve_root(sim: Sim, moves: list[int]) -> tuple[list[int], int]:
+    """For each root move, the declarer's final deal points with exact play afterwards; and the
+    number of positions searched (the work done)."""
     out = []
+    nodes = 0
     table: dict[tuple[int, ...], tuple[int, int]] = {}
     for m in moves:
         s = sim.clone()
@@ -204,8 +207,9 @@ def solve_root(sim: Sim, moves: list[int]) -> list[int]:
         solver = Solver(s)
         solver.table = table
         future = solver.search(s.to_act, list(s.trick), list(s.trick_seats), s.trump, -_INF, _INF)
+        nodes += solver.nodes
         out.append(s.taken[s.declarer] + future)
-    return out
+    return out, nodes
 
 
 def _points_vector(sim: Sim, decl_final: int) -> list[int]:
@@ -237,10 +241,14 @@ def solve_play(
     budget: Budget,
     max_worlds: int,
     endgame_cards: int,
+    infer_bids: bool = False,
 ) -> Action:
     """Monte Carlo over consistent deals; each deal solved exactly once few cards are left."""
     moves = [move_of(a) for a in legal]
     k = knowledge(view)
+    model = BidModel(view, k) if infer_bids else None
+    if model is not None and not model.useful:
+        model = None
     ctx = ScoreCtx(view)
     me = view.seat
     remaining = sum(view.hand_counts)
@@ -253,28 +261,31 @@ def solve_play(
         and view.tricks > 0
     )
     totals = [0.0] * len(moves)
-    cost = max(1, remaining * len(moves)) * (4 if exact else 1)
+    cost = max(1, remaining * len(moves))
     worlds = 0
     while worlds < max_worlds:
         masks = sample(k, rng)
         if masks is None:
             break
         base = world_sim(view, k, masks)
+        w = model.weight(masks) if model is not None else 1.0
         if exact:
-            finals = solve_root(base, moves)
+            finals, nodes = solve_root(base, moves)
+            spent = nodes // 2 + 4 * len(moves)
             for i, m in enumerate(moves):
                 s = base.clone()
                 s.play(m)
                 pts = _points_vector(s, finals[i]) if not s.done else s.taken
-                totals[i] += ctx.utility(me, base.declarer, base.contract, pts)
+                totals[i] += w * ctx.utility(me, base.declarer, base.contract, pts)
         else:
             for i, m in enumerate(moves):
                 s = base.clone()
                 s.play(m)
                 rollout(s)
-                totals[i] += ctx.utility(me, s.declarer, s.contract, s.taken)
+                totals[i] += w * ctx.utility(me, s.declarer, s.contract, s.taken)
+            spent = cost
         worlds += 1
-        if not budget.spend(cost):
+        if not budget.spend(spent):
             break
     if worlds == 0:
         return easy_play(view, legal)

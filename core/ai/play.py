@@ -13,10 +13,11 @@ from collections.abc import Sequence
 
 from ..actions import CRAWL as CRAWL_ACTION
 from ..actions import PLAYS, PLAYS_DECLARING, Action, Crawl, Play
-from ..cards import CARD_POINTS, FULL_DECK, SUIT_MASKS, CardMask, mask_of
-from ..view import HIDDEN, SeatView
+from ..cards import CARD_POINTS, FULL_DECK, SUIT_MASKS, CardMask
+from ..view import SeatView
+from .bids import BidModel
 from .budget import Budget
-from .infer import TALON, Knowledge, knowledge, sample, suit_voids, trick_loc
+from .infer import TALON, Knowledge, knowledge, sample, suit_voids
 from .rollout import heuristic_move, rollout
 from .score import ScoreCtx
 from .sim import CRAWL, DECLARE, PlayRules, Sim, new_sim
@@ -126,10 +127,14 @@ def pimc_play(
     rng: random.Random,
     budget: Budget,
     max_worlds: int,
+    infer_bids: bool = False,
 ) -> Action:
     """Perfect-information Monte Carlo over deals consistent with the view, heuristic playouts."""
     moves = [move_of(a) for a in legal]
     k = knowledge(view)
+    model = BidModel(view, k) if infer_bids else None
+    if model is not None and not model.useful:
+        model = None
     ctx = ScoreCtx(view)
     me = view.seat
     totals = [0.0] * len(moves)
@@ -141,11 +146,12 @@ def pimc_play(
         if masks is None:
             break
         base = world_sim(view, k, masks)
+        w = model.weight(masks) if model is not None else 1.0
         for i, m in enumerate(moves):
             s = base.clone()
             s.play(m)
             rollout(s)
-            totals[i] += ctx.utility(me, s.declarer, s.contract, s.taken)
+            totals[i] += w * ctx.utility(me, s.declarer, s.contract, s.taken)
         worlds += 1
         if not budget.spend(cost):
             break
@@ -153,7 +159,3 @@ def pimc_play(
         return easy_play(view, legal)
     best = max(range(len(moves)), key=lambda i: totals[i])
     return legal[best]
-
-
-__all__ = ["easy_play", "pimc_play", "possibility_sim", "trick_loc", "world_sim"]
-_unused = (HIDDEN, mask_of)

@@ -43,7 +43,8 @@ def test_solver_matches_brute_force(name: str, players: int) -> None:
             continue
         sim = sim_from_deal(state.deal)
         moves = sim.legal()
-        solved = solve_root(sim, moves)
+        solved, nodes = solve_root(sim, moves)
+        assert nodes >= 0
         for m, v in zip(moves, solved, strict=True):
             s = sim.clone()
             s.play(m)
