@@ -128,6 +128,9 @@ class Watch:
     leaks: list[str] = field(default_factory=list)
     private_calls: int = 0
     cache: GameCache = field(default_factory=GameCache)
+    timeline: list[tuple[float, str, str, int]] = field(default_factory=list)
+    """(clock, method, chat id, HTTP status) of every call the fake answered."""
+    clock: Callable[[], float] | None = None
 
     def install(self) -> None:
         original = self.fake.handle
@@ -136,6 +139,10 @@ class Watch:
             token: str, method: str, params: Any, files: dict[str, UploadedFile] | None = None
         ) -> ApiResponse:
             response = await original(token, method, params, files)
+            if self.clock is not None:
+                self.timeline.append(
+                    (self.clock(), method.lower(), str(params.get("chat_id")), response.status)
+                )
             if response.status == 200 and method.lower() in SEND_METHODS:
                 await self._seen(method.lower(), params, response)
             return response
@@ -228,7 +235,7 @@ class Rig:
         self.settings = settings_ or settings()
         self.limits = limits
         self.bots: list[TelegramBot] = []
-        self.watch = Watch(self.fake, self.store)
+        self.watch = Watch(self.fake, self.store, clock=self.clock)
         self.watch.install()
         self.rng = random.Random(7)
 

@@ -1,0 +1,262 @@
+"""What people in a group and in their private chats see, one behaviour at a time."""
+
+from __future__ import annotations
+
+from fakes.telegram import FakeChat, FakeUser
+from tgkit import Rig, Table, button, lobby_message, seat_everyone
+
+from bot.commands import decode_payload
+from bot.i18n import LANGUAGES
+from bot.snapshot import decode_action
+
+
+def _notes(rig: Rig, chat: FakeChat) -> list[str]:
+    return [m.content for m in rig.fake.bot_messages(chat)]
+
+
+async def _three(rig: Rig, **kwargs: object) -> tuple[FakeChat, list[FakeUser], Table]:
+    people = [rig.fake.add_user(n) for n in ("Alice", "Bob", "Carol")]
+    chat = rig.group("Cards", people)
+    table = await seat_everyone(rig, chat, people, **kwargs)  # type: ignore[arg-type]
+    return chat, people, table
+
+
+# --------------------------------------------------------------------------- seating
+
+
+async def test_join_button_opens_the_private_chat_and_start_seats(rig: Rig) -> None:
+    fake = rig.fake
+    alice, bob = fake.add_user("Alice"), fake.add_user("Bob")
+    chat = rig.group("Friday cards", [alice, bob])
+    fake.user_starts_bot(alice)
+    await rig.settle()
+    await rig.say(chat, alice, "/new")
+    lobby = lobby_message(fake, chat)
+    query = fake.callback_query(await rig.press(chat, bob, lobby, button(lobby, "j")))
+    # Bob never started the bot: the answer opens the private chat with a deep link, nobody is seated.
+    assert query.url is not None and query.url.startswith("https://t.me/thousand_test_bot?start=j")
+    table = Table(rig, chat, {})
+    assert len((await table.doc()).seats) == 1
+    fake.user_starts_bot(bob, query.url.split("start=", 1)[1])
+    await rig.settle()
+    doc = await table.doc()
+    assert [s.name for s in doc.seats] == ["Alice", "Bob"]
+    greeting = fake.bot_messages(bob)[-1].content
+    assert "Friday cards" in greeting
+    assert "2. Bob" in lobby_message(fake, chat).content
+
+
+async def test_new_by_someone_the_bot_cannot_write_to(rig: Rig) -> None:
+    fake = rig.fake
+    alice = fake.add_user("Alice")
+    chat = rig.group("Cards", [alice])
+    await rig.say(chat, alice, "/new russian")
+    note = fake.last_bot_message(chat)
+    link = note.buttons[0][0].url
+    assert link is not None and "start=n" in link and link.endswith("_russian")
+    assert await rig.store.load(f"tg:{chat.id}") is None  # not seated without a private chat
+    fake.user_starts_bot(alice, link.split("start=", 1)[1])
+    await rig.settle()
+    doc = await Table(rig, chat, {}).doc()
+    assert doc.title == "Cards" and doc.settings.preset == "russian" and doc.seats[0].name == "Alice"
+    assert "Cards" in fake.bot_messages(alice)[-1].content
+
+
+async def test_join_typed_in_the_group_answers_with_a_link(rig: Rig) -> None:
+    fake = rig.fake
+    alice, bob = fake.add_user("Alice"), fake.add_user("Bob")
+    chat = rig.group("Cards", [alice, bob])
+    fake.user_starts_bot(alice)
+    await rig.settle()
+    await rig.say(chat, alice, "/new")
+    await rig.say(chat, bob, "/join")
+    note = fake.last_bot_message(chat)
+    assert note.reply_to is not None and note.reply_to.sender is bob
+    assert note.buttons[0][0].url is not None and "start=j" in note.buttons[0][0].url
+    assert len((await Table(rig, chat, {}).doc()).seats) == 1
+
+
+# --------------------------------------------------------------------------- commands
+
+
+async def test_commands_for_this_bot_and_not_for_others(rig: Rig) -> None:
+    fake = rig.fake
+    alice = fake.add_user("Alice")
+    chat = rig.group("Cards", [alice])
+    fake.user_starts_bot(alice)
+    await rig.settle()
+    await rig.say(chat, alice, "/new@other_bot")
+    await rig.say(chat, alice, "/frobnicate")
+    assert fake.bot_messages(chat) == []
+    assert await rig.store.load(f"tg:{chat.id}") is None
+    await rig.say(chat, alice, "/new@thousand_test_bot")
+    assert "A table of 1000" in fake.last_bot_message(chat).content
+    before = len(fake.bot_messages(alice))
+    await rig.say(chat, alice, "/frobnicate@thousand_test_bot")
+    # Unknown, addressed to us: the answer goes to the sender only (privately), not to the group.
+    assert "Unknown command" in fake.bot_messages(alice)[-1].content
+    assert len(fake.bot_messages(alice)) == before + 1
+    assert not any("Unknown command" in m for m in _notes(rig, chat))
+
+
+async def test_command_menu_in_every_language(rig: Rig) -> None:
+    fake = rig.fake
+    for lang in ("", *LANGUAGES):
+        for scope in ({"type": "all_group_chats"}, {"type": "all_private_chats"}):
+            menu = dict(fake.commands(scope=scope, language_code=lang))
+            assert {"new", "bid", "pass", "play", "hand", "settings", "export", "help"} <= set(menu)
+
+
+async def test_settings_need_an_admin(rig: Rig) -> None:
+    fake = rig.fake
+    alice, bob, admin = fake.add_user("Alice"), fake.add_user("Bob"), fake.add_user("Ada")
+    chat = rig.group("Cards", [alice, bob, admin], admins=[admin])
+    for person in (alice, bob, admin):
+        fake.user_starts_bot(person)
+    await rig.settle()
+    await rig.say(chat, alice, "/new")
+    await rig.say(chat, bob, "/join")
+    await rig.say(chat, bob, "/settings must_beat on")
+    assert "Only the table's creator or a chat admin" in fake.bot_messages(bob)[-1].content
+    assert (await Table(rig, chat, {}).doc()).settings.options.get("must_beat") is None
+    await rig.say(chat, admin, "/settings must_beat on")
+    assert "Settings changed" in fake.last_bot_message(chat).content
+    assert (await Table(rig, chat, {}).doc()).settings.options["must_beat"] is True
+    assert fake.calls_to("getChatMember")
+
+
+# --------------------------------------------------------------------------- buttons and answers
+
+
+async def test_stale_button_gets_an_alert_and_changes_nothing(rig: Rig) -> None:
+    _, people, table = await _three(rig)
+    fake = rig.fake
+    doc, state = await table.state()
+    assert state is not None and doc.game is not None
+    before = len(doc.game.actions)
+    seat = state.to_act
+    user = people[seat]
+    message = table.hand_message(user)
+    assert message is not None
+    data = message.callback_data[0]
+    # A double tap: both presses leave the phone before the bot answers the first.
+    first = fake.user_presses(user, user, message.message_id, data)
+    second = fake.user_presses(user, user, message.message_id, data)
+    await rig.settle()
+    assert fake.callback_query(first).answered and not fake.callback_query(first).show_alert
+    query = fake.callback_query(second)
+    assert query.show_alert and query.text is not None and "out of date" in query.text
+    after = await table.doc()
+    assert after.game is not None
+    assert [decode_action(a)[0] for a in after.game.actions[before:]] == [seat]
+
+
+async def test_refusal_for_a_button_is_an_alert(rig: Rig) -> None:
+    fake = rig.fake
+    alice = fake.add_user("Alice")
+    chat = rig.group("Cards", [alice])
+    fake.user_starts_bot(alice)
+    await rig.settle()
+    await rig.say(chat, alice, "/new")
+    lobby = lobby_message(fake, chat)
+    query = fake.callback_query(await rig.press(chat, alice, lobby, button(lobby, "s")))
+    assert query.show_alert and query.text == "Not enough players to start."
+
+
+async def test_private_answers_never_reach_the_group(rig: Rig) -> None:
+    chat, people, table = await _three(rig)
+    fake = rig.fake
+    stranger = fake.add_user("Eve")
+    fake.set_member_status(chat, stranger, "member")
+    _, state = await table.state()
+    assert state is not None
+    player = people[(state.to_act + 1) % 3]
+    # Not their turn: the refusal lists nothing, but goes privately all the same.
+    await rig.say(chat, player, "/play QS")
+    assert "not your turn" in fake.bot_messages(player)[-1].content.lower()
+    # /hand typed in the group: the hand is in the private chat, nothing in the group.
+    group_before = len(fake.bot_messages(chat))
+    await rig.say(chat, player, "/hand")
+    assert any(m.content.startswith("Your hand") for m in fake.bot_messages(player))
+    assert len(fake.bot_messages(chat)) == group_before
+    # Someone the bot cannot write to: a note in the group that says nothing of the answer.
+    group_before = len(fake.bot_messages(chat))
+    await rig.say(chat, stranger, "/hand")
+    note = fake.last_bot_message(chat)
+    assert len(fake.bot_messages(chat)) == group_before + 1
+    assert "cannot write to you privately" in note.content and note.buttons[0][0].url is not None
+    await rig.say(chat, stranger, "/hand")
+    assert len(fake.bot_messages(chat)) == group_before + 1  # one note a minute, not one per command
+    assert rig.watch.leaks == []
+
+
+async def test_export_goes_to_the_sender_as_a_document(rig: Rig) -> None:
+    chat, people, table = await _three(rig)
+    fake = rig.fake
+    while len((await table.state())[1].results) < 1:  # type: ignore[union-attr]
+        await table.move()
+    await rig.say(chat, people[1], "/export")
+    document = fake.bot_messages(people[1])[-1]
+    assert document.document is not None and document.document.file_name.endswith(".json")
+    assert not any(m.document for m in fake.bot_messages(chat))
+
+
+# --------------------------------------------------------------------------- leaving
+
+
+async def test_a_user_who_blocks_the_bot_gets_a_computer(rig: Rig) -> None:
+    chat, people, table = await _three(rig)
+    fake = rig.fake
+    fake.user_blocks_bot(people[2])
+    await rig.settle()
+    doc = await table.doc()
+    assert doc.seats[2].kicked
+    assert any("Carol" in m and "left: a computer plays the seat." in m for m in _notes(rig, chat))
+    people_left = people[:2]
+    table.people = {p.first_name: p for p in people_left}
+    await table.play_out()
+    assert (await table.doc()).status == "finished"
+    assert fake.stats.too_many_requests == 0
+
+
+async def test_a_block_found_out_by_a_refused_send(rig: Rig) -> None:
+    """The update about the block was missed (the bot was down a day): the 403 tells the same."""
+    chat, people, table = await _three(rig)
+    people[1].blocked_bot = True  # silently
+    for _ in range(12):
+        if (await table.doc()).seats[1].kicked:
+            break
+        await table.move()
+    assert (await table.doc()).seats[1].kicked
+    assert any("Bob" in m and "left: a computer" in m for m in _notes(rig, chat))
+
+
+async def test_someone_who_leaves_the_group_leaves_the_table(rig: Rig) -> None:
+    chat, people, table = await _three(rig)
+    rig.fake.user_leaves(chat, people[0])
+    await rig.settle()
+    assert (await table.doc()).seats[0].kicked
+    assert any("Alice" in m and "left: a computer" in m for m in _notes(rig, chat))
+
+
+async def test_the_bot_removed_from_the_group_ends_its_table(rig: Rig) -> None:
+    chat, people, table = await _three(rig)
+    fake = rig.fake
+    fake.bot_removed_from_group(chat)
+    await rig.settle()
+    doc = await table.doc()
+    assert doc.status == "finished" and doc.ended == "ended"
+    # Nothing more is sent to the group (no 403 loops), the players can play elsewhere.
+    assert not [c for c in fake.calls if c.status == 403 and str(c.params.get("chat_id")) == str(chat.id)]
+    for person in people:
+        assert f"tg:{chat.id}" not in await rig.store.tables_for_user(f"tg:{person.id}")
+
+
+async def test_hand_buttons_carry_the_table(rig: Rig) -> None:
+    _, people, table = await _three(rig)
+    _, state = await table.state()
+    assert state is not None
+    message = table.hand_message(people[state.to_act])
+    assert message is not None
+    for data in message.callback_data:
+        assert decode_payload(data)[3] == table.table_id

@@ -1,0 +1,246 @@
+"""The transport under the game: the shared rate limiter, the delivery queues, the conversion of texts."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from fakes.telegram import FakeTelegram, InProcessRequest
+from telegram.ext import ExtBot
+from tgkit import Rig, VirtualClock
+
+from adapters.telegram.clock import SystemClock
+from adapters.telegram.content import MAX_CAPTION, MAX_TEXT, render, utf16_len
+from adapters.telegram.limits import SendLimits
+from adapters.telegram.ratelimit import SharedRateLimiter
+from adapters.telegram.reach import parse_start, start_payload
+from bot.model import Button, ChatRef, Group, Message, Private, UserRef
+from bot.storage import MemoryStore
+
+SENDS = ("sendmessage", "editmessagetext", "sendphoto", "senddocument")
+
+
+def _group_message(chat_id: int, text: str, key: str | None = "table:x:0", **kw: object) -> Message:
+    return Message(Group(ChatRef("tg", str(chat_id), "Cards")), text, key, **kw)  # type: ignore[arg-type]
+
+
+def _windows_ok(times: list[float], limit: int, window: float) -> bool:
+    """No `limit + 1` sends within any `window` seconds."""
+    times = sorted(times)
+    return all(times[i + limit] - times[i] >= window - 1e-6 for i in range(len(times) - limit))
+
+
+# --------------------------------------------------------------------------- the rate limiter
+
+
+async def test_a_429_holds_the_chat_for_the_full_retry_after(rig: Rig) -> None:
+    fake = rig.fake
+    alice = fake.add_user("Alice")
+    chat = rig.group("Cards", [alice])
+    fake.user_starts_bot(alice)
+    await rig.settle()
+    fake.faults.flood_next(1, retry_after=7, methods="sendMessage")
+    await rig.say(chat, alice, "/new")
+    sends = [(t, status) for t, method, chat_id, status in rig.watch.timeline if chat_id == str(chat.id)]
+    assert [s for _, s in sends][:2] == [429, 200]
+    assert sends[1][0] - sends[0][0] >= 7.0
+    assert rig.bot.limiter.floods == 1
+    assert "A table of 1000" in fake.last_bot_message(chat).content
+
+
+async def test_network_errors_are_retried_with_backoff(rig: Rig) -> None:
+    fake = rig.fake
+    alice = fake.add_user("Alice")
+    chat = rig.group("Cards", [alice])
+    fake.user_starts_bot(alice)
+    await rig.settle()
+    fake.faults.fail_next(2, status=502, methods="sendMessage")
+    await rig.say(chat, alice, "/new")
+    statuses = [s for _, m, c, s in rig.watch.timeline if m == "sendmessage" and c == str(chat.id)]
+    assert statuses == [502, 502, 200]
+    assert "A table of 1000" in fake.last_bot_message(chat).content
+
+
+async def test_two_processes_share_one_budget() -> None:
+    """Two bots (as two processes would) pour 50 messages into one group at once: the store's shared
+    buckets keep both within Telegram's 20 a minute, and the fake, counting on the same clock, agrees."""
+    clock = VirtualClock()
+    fake = FakeTelegram(clock=clock)
+    store = MemoryStore(clock=clock)
+    rig = Rig(store=store, clock=clock, fake=fake)
+    alice = fake.add_user("Alice")
+    chat = rig.group("Cards", [alice])
+    bots = []
+    for _ in range(2):
+        limiter = SharedRateLimiter(store, fake.token.split(":")[0], clock=clock)
+        bot = ExtBot(fake.token, request=InProcessRequest(fake), rate_limiter=limiter)
+        await bot.initialize()
+        bots.append(bot)
+
+    async def pour(bot: ExtBot[None], n: int) -> None:
+        for i in range(n):
+            await bot.send_message(chat.id, f"message {i}")
+
+    await asyncio.gather(pour(bots[0], 25), pour(bots[1], 25))
+    times = [t for t, m, c, s in rig.watch.timeline if m == "sendmessage" and s == 200]
+    assert len(times) == 50 and fake.stats.too_many_requests == 0
+    assert _windows_ok(times, 20, 60.0) and _windows_ok(times, 1, 1.0)
+    assert max(times) - min(times) >= 120.0  # 50 messages at 20 a minute
+    for bot in bots:
+        await bot.shutdown()
+    await fake.close()
+
+
+async def test_real_time_pacing_in_one_chat() -> None:
+    """Without the virtual clock: three sends to one chat take about two seconds and meet no 429."""
+    fake = FakeTelegram()
+    alice = fake.add_user("Alice")
+    fake.user_starts_bot(alice)
+    limiter = SharedRateLimiter(MemoryStore(), fake.token.split(":")[0], clock=SystemClock())
+    bot = ExtBot(fake.token, request=InProcessRequest(fake), rate_limiter=limiter)
+    await bot.initialize()
+    start = time.monotonic()
+    for i in range(3):
+        await bot.send_message(alice.id, f"message {i}")
+    elapsed = time.monotonic() - start
+    assert 1.9 <= elapsed < 4.0
+    assert fake.stats.too_many_requests == 0 and limiter.waits == 2
+    await bot.shutdown()
+    await fake.close()
+
+
+def test_send_limits_from_the_environment() -> None:
+    limits = SendLimits.parse("chat=2/1, group=30/60,global=100/1")
+    assert limits == SendLimits((2, 1.0), (30, 60.0), (100, 1.0))
+    assert SendLimits.parse(None) == SendLimits()
+    with pytest.raises(ValueError):
+        SendLimits.parse("group=20")
+    keys = [b.key for b in SendLimits().buckets("42", -100123)]
+    assert keys == ["tg:42:all", "tg:42:chat:-100123", "tg:42:group:-100123"]
+    assert [b.key for b in SendLimits().buckets("42", 555)] == ["tg:42:all", "tg:42:chat:555"]
+
+
+# --------------------------------------------------------------------------- the delivery queues
+
+
+async def test_an_unchanged_edit_is_not_sent(rig: Rig) -> None:
+    chat = rig.group("Cards", [rig.fake.add_user("Alice")])
+    adapter = rig.bot.adapter
+    await adapter.deliver([_group_message(chat.id, "**Deal 1**\nBids: —")])
+    await adapter.outbox.drain()
+    await adapter.deliver([_group_message(chat.id, "**Deal 1**\nBids: —")])
+    await adapter.deliver([_group_message(chat.id, "**Deal 1**\nBids: Bob 100")])
+    await adapter.outbox.drain()
+    methods = [m for _, m, c, _ in rig.watch.timeline if c == str(chat.id)]
+    assert methods == ["sendmessage", "editmessagetext"]
+    assert rig.fake.last_bot_message(chat).content == "Deal 1\nBids: Bob 100"
+
+
+async def test_waiting_messages_for_one_key_are_merged(rig: Rig) -> None:
+    chat = rig.group("Cards", [rig.fake.add_user("Alice")])
+    adapter = rig.bot.adapter
+    await adapter.deliver([_group_message(chat.id, f"state {i}", notify=i == 0) for i in range(5)])
+    await adapter.outbox.drain()
+    await adapter.deliver([_group_message(chat.id, f"later {i}") for i in range(5)])
+    await adapter.outbox.drain()
+    methods = [m for _, m, c, _ in rig.watch.timeline if c == str(chat.id)]
+    assert methods == ["sendmessage", "editmessagetext"]
+    assert rig.fake.last_bot_message(chat).content == "later 4"
+    assert adapter.outbox.stats.merged == 8
+
+
+async def test_a_fresh_hand_replaces_the_old_one(rig: Rig) -> None:
+    alice = rig.fake.add_user("Alice")
+    rig.fake.user_starts_bot(alice)
+    await rig.settle()
+    user = UserRef("tg", str(alice.id), "Alice")
+    adapter = rig.bot.adapter
+
+    def hand(text: str, notify: bool) -> Message:
+        buttons = ((Button("Q♠", "p:QS:3:tg:-1"),),)
+        return Message(Private(user), text, "hand:tg:-1", buttons, notify=notify, kind="hand")
+
+    await adapter.deliver([hand("hand 1", True)])
+    await adapter.outbox.drain()
+    first = rig.fake.last_bot_message(alice)
+    await adapter.deliver([hand("hand 2", False)])  # an edit
+    await adapter.outbox.drain()
+    assert rig.fake.last_bot_message(alice).message_id == first.message_id
+    await adapter.deliver([hand("hand 3", True)])  # their turn: a new message, the old one deleted
+    await adapter.outbox.drain()
+    latest = rig.fake.last_bot_message(alice)
+    assert latest.message_id != first.message_id and latest.content == "hand 3"
+    assert rig.fake.message(alice, first.message_id).deleted
+
+
+async def test_a_message_the_user_deleted_is_posted_again(rig: Rig) -> None:
+    alice = rig.fake.add_user("Alice")
+    rig.fake.user_starts_bot(alice)
+    await rig.settle()
+    user = UserRef("tg", str(alice.id), "Alice")
+    adapter = rig.bot.adapter
+    await adapter.deliver([Message(Private(user), "one", "k")])
+    await adapter.outbox.drain()
+    rig.fake.last_bot_message(alice).deleted = True
+    await adapter.deliver([Message(Private(user), "two", "k")])
+    await adapter.outbox.drain()
+    assert rig.fake.last_bot_message(alice).content == "two"
+
+
+async def test_long_texts_and_captions(rig: Rig) -> None:
+    chat = rig.group("Cards", [rig.fake.add_user("Alice")])
+    adapter = rig.bot.adapter
+    long = "\n".join(f"line {i:05d} " + "x" * 80 for i in range(110))  # about 10,000 characters
+    await adapter.deliver([_group_message(chat.id, long, key=None)])
+    await adapter.outbox.drain()
+    parts = rig.fake.bot_messages(chat)
+    assert len(parts) == 3 and all(utf16_len(m.content) <= MAX_TEXT for m in parts)
+    assert "\n".join(m.content for m in parts) == long
+    await adapter.deliver([_group_message(chat.id, long, key="k")])
+    await adapter.outbox.drain()
+    keyed = rig.fake.last_bot_message(chat).content
+    assert utf16_len(keyed) <= MAX_TEXT and keyed.endswith("…")
+    png = _png()
+    await adapter.deliver(
+        [_group_message(chat.id, "**Score sheet**\n" + "row\n" * 400, key="final", image=png)]
+    )
+    await adapter.outbox.drain()
+    last_two = rig.fake.bot_messages(chat)[-2:]
+    assert last_two[0].text is not None and last_two[0].text.startswith("Score sheet")
+    assert last_two[1].photo is not None and last_two[1].caption is None
+    assert rig.fake.stats.too_many_requests == 0
+
+
+def test_markup_becomes_telegram_html() -> None:
+    content = render(Message(Group(ChatRef("tg", "-1")), "**Bid** _now_ `QS` <b> & \\*", None))
+    assert content.text == "<b>Bid</b> <i>now</i> <code>QS</code> &lt;b&gt; &amp; *"
+    caption = render(Message(Group(ChatRef("tg", "-1")), "x" * (MAX_CAPTION + 1), "k", image=_png()))
+    assert caption.kind == "photo" and caption.text == "" and caption.lead
+
+
+def test_deep_link_payloads() -> None:
+    payload = start_payload("join", "-1002000000001")
+    assert payload == "j-1002000000001" and len(payload) <= 64
+    intent = parse_start(payload)
+    assert intent is not None and intent.action == "join" and intent.chat_id == "-1002000000001"
+    intent = parse_start(start_payload("new", "-42", "russian"))
+    assert intent is not None and intent.action == "new" and intent.arg == "russian"
+    assert parse_start("hello") is None and parse_start(None) is None
+
+
+def _png() -> bytes:
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", 2, 2, 8, 2, 0, 0, 0)
+    raw = b"".join(b"\0" + b"\xff\x00\x00" * 2 for _ in range(2))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(raw))
+        + chunk(b"IEND", b"")
+    )
