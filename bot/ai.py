@@ -9,9 +9,11 @@ the decision while the event loop keeps serving everyone else. A decision gets o
 from __future__ import annotations
 
 import asyncio
+import logging
 import multiprocessing
 from collections.abc import Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
 from core.actions import Action
 from core.ai import LEVELS, choose_action
@@ -21,6 +23,8 @@ from core.view import SeatView, seat_view
 __all__ = ["INLINE_LEVELS", "AiRunner", "decide_now"]
 
 INLINE_LEVELS = frozenset({"random", "easy"})
+
+log = logging.getLogger("thousand.ai")
 
 
 def decide_now(
@@ -61,7 +65,15 @@ class AiRunner:
         if level in INLINE_LEVELS:
             return decide_now(level, view, legal, seed, self._budget)
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._pool(), decide_now, level, view, legal, seed, self._budget)
+        try:
+            return await loop.run_in_executor(
+                self._pool(), decide_now, level, view, legal, seed, self._budget
+            )
+        except BrokenProcessPool:
+            # A worker died (killed, out of memory): start a fresh pool next time, think in a thread now.
+            log.warning("computer player pool broke; restarting it")
+            self.close()
+            return await asyncio.to_thread(decide_now, level, view, legal, seed, self._budget)
 
     def close(self) -> None:
         if self._executor is not None:

@@ -7,9 +7,11 @@ so a refused command never stores anything.
 
 from __future__ import annotations
 
+import enum
 import json
 import random
 import secrets
+import typing
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -847,7 +849,7 @@ def _changed_settings(settings: ChatSettings, key: str, raw: str) -> ChatSetting
     if value.lower() in ("default", "reset"):
         options.pop(key, None)
     else:
-        options[key] = _option_value(value)
+        options[key] = _option_value(key, value)
     try:
         preset(settings.preset, options or None)
     except RuleError:
@@ -855,24 +857,32 @@ def _changed_settings(settings: ChatSettings, key: str, raw: str) -> ChatSetting
     return settings.model_copy(update={"options": options})
 
 
-def _option_value(text: str) -> Any:
+def _option_value(key: str, text: str) -> Any:
+    """A typed value for a rule option, read the way its field is declared (bool, number, choice...)."""
+    annotation = RuleSet.model_fields[key].annotation
+    args = typing.get_args(annotation)
     low = text.lower()
-    if low in ("true", "on", "yes"):
-        return True
-    if low in ("false", "off", "no"):
-        return False
-    if low in ("none", "null"):
+    if annotation is bool:
+        if low in _YES:
+            return True
+        if low in _NO:
+            return False
+        raise Refusal("bad_value")
+    if low in ("none", "null", "off", "no") and type(None) in args:
         return None
-    try:
-        return int(text)
-    except ValueError:
-        pass
-    if text.startswith(("{", "[")):
+    if annotation is int or int in args:
+        return _number(text) if not text.startswith("-") else -_number(text[1:])
+    if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
+        return low
+    if typing.get_origin(annotation) is tuple:
         try:
-            return json.loads(text)
-        except json.JSONDecodeError:
+            return tuple(int(part) for part in text.replace(",", " ").split())
+        except ValueError:
             raise Refusal("bad_value") from None
-    return text
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise Refusal("bad_value") from None
 
 
 def _number(text: str) -> int:

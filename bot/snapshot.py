@@ -87,6 +87,8 @@ def decode_action(text: str) -> tuple[int, Action]:
     """The seat and action of a compact string; raises `SnapshotError` for anything else."""
     try:
         seat = int(text[0])
+        if seat > 3:
+            raise SnapshotError(f"no seat {seat} in {text!r}")
         code = text[1]
         arg = text[2:]
         action: Action
