@@ -106,6 +106,7 @@ ERRORS = {
     "not_private": N_("Send this command in the group where the table is."),
     "unavailable": N_("The game storage is temporarily unavailable. Please try again in a moment."),
     "busy": N_("The table is busy. Please try again."),
+    "internal": N_("Something went wrong on our side. Please try again."),
     "nothing_to_export": N_("There is no game to export yet."),
     # The engine's refusals (codes of core.errors.IllegalAction).
     "not_your_turn": N_("It is not your turn."),

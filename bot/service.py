@@ -95,6 +95,10 @@ class Service:
         except StorageUnavailable:
             log.warning("storage unavailable for %s", command.name)
             return [self._error_message(command, "unavailable")]
+        except Exception:
+            # A bug must not leave the user without an answer; nothing was saved unless the save succeeded.
+            log.exception("command %s failed", command.name)
+            return [self._error_message(command, "internal")]
 
     async def _handle(self, command: Command) -> list[Message]:
         name = command.name
@@ -186,9 +190,13 @@ class Service:
                 except VersionConflict:
                     continue
                 for hook in ctx.after_save:
-                    result = hook()
-                    if asyncio.iscoroutine(result):
-                        await result
+                    # The command is done and stored: trouble here (statistics, the chart) is only logged.
+                    try:
+                        result = hook()
+                        if asyncio.iscoroutine(result):
+                            await result
+                    except Exception:
+                        log.exception("after-save step of %s failed", command.name)
                 return ctx.messages
         return [self._error_message(command, "busy")]
 
@@ -299,7 +307,13 @@ class Service:
             )
             out: list[Message] = []
             for table_id, token in claimed:
-                out.extend(await self._fire(table_id, token, at))
+                try:
+                    out.extend(await self._fire(table_id, token, at))
+                except StorageUnavailable:
+                    raise
+                except Exception:
+                    # The lease brings the deadline back later; other tables' deadlines go on.
+                    log.exception("deadline %s of %s failed", token, table_id)
             return out
         except StorageUnavailable:
             log.warning("storage unavailable during tick")
