@@ -157,9 +157,11 @@ class GameFlow:
             if before is not None and before.deal_number == state.deal_number:
                 trigger = trigger or (before.phase != state.phase and state.phase == Phase.PLAY)
         if not state.finished and (trigger or new_deal or force_table):
+            table = render_table(t, public_view(doc, state), ctx.payload_maker())
             ctx.to_group(
-                render_table(t, public_view(doc, state)).text,
+                table.text,
                 key=f"table:{doc.serial}:{state.deal_number}",
+                buttons=table.buttons,
                 notify=new_deal,
                 kind="table",
             )

@@ -527,6 +527,7 @@ class Handlers:
     # --- information ------------------------------------------------------------------------------
 
     async def hand(self, ctx: Context) -> None:
+        self._check_button(ctx, exact=False)
         doc = self._game(ctx)
         seat = self._seated(ctx)
         if not doc.seats[seat].present:
@@ -534,6 +535,7 @@ class Handlers:
         self.flow.hand_message(ctx, seat, force=True)
 
     async def show_table(self, ctx: Context) -> None:
+        self._check_button(ctx, exact=False)
         doc = ctx.doc
         if doc is not None and doc.status == "lobby":
             self._lobby_message(ctx, notify=True)
@@ -541,10 +543,12 @@ class Handlers:
         doc = self._game(ctx)
         assert ctx.state is not None
         t = ctx.t_group()
-        text = render_table(t, public_view(doc, ctx.state)).text
-        ctx.to_group(text, key=f"table:{doc.serial}:{ctx.state.deal_number}", notify=True, kind="table")
+        table = render_table(t, public_view(doc, ctx.state), ctx.payload_maker())
+        key = f"table:{doc.serial}:{ctx.state.deal_number}"
+        ctx.to_group(table.text, key=key, buttons=table.buttons, notify=True, kind="table")
 
     async def score(self, ctx: Context) -> None:
+        self._check_button(ctx, exact=False)
         doc = ctx.doc
         if doc is None or doc.game is None or ctx.state is None:
             raise Refusal("game_only")
@@ -564,6 +568,7 @@ class Handlers:
         return preset(settings.preset, settings.options or None), settings, None
 
     async def rules(self, ctx: Context) -> None:
+        self._check_button(ctx, exact=False)
         rules, settings, players = self._rules_of(ctx)
         if ctx.doc is None or ctx.doc.status == "finished":
             _, settings = await self.svc.chat_settings(ctx.chat.key)
@@ -572,6 +577,7 @@ class Handlers:
         ctx.answer(render_rules(t, rules, settings, players).text, kind="rules")
 
     async def export(self, ctx: Context) -> None:
+        self._check_button(ctx, exact=False)
         doc = ctx.doc
         state = ctx.state
         if doc is None or doc.game is None or state is None:

@@ -228,8 +228,11 @@ def render_lobby(
 # --- the table (group) ----------------------------------------------------------------------------
 
 
-def render_table(t: Translator, v: PublicTableView) -> Rendered:
-    """The group's table message for the current deal: only public facts."""
+def render_table(t: Translator, v: PublicTableView, payload: Payload | None = None) -> Rendered:
+    """The group's table message for the current deal: only public facts.
+
+    With `payload`, a "My hand" button sends `hand` (the player's hand comes back privately: a DM, or an
+    ephemeral answer on Discord)."""
     names = _names(t, v.seats)
     lines = [t._("**Deal {number}** · dealer: {name}").format(number=v.deal_number + 1, name=names[v.dealer])]
     sitting_out = [s for s in range(len(v.seats)) if s not in v.active]
@@ -283,7 +286,8 @@ def render_table(t: Translator, v: PublicTableView) -> Rendered:
     if v.rules.bolts and any(v.bolts):
         bolts = " · ".join(f"{names[s]} {b}" for s, b in enumerate(v.bolts) if b)
         lines.append(t._("Bolts: {list}").format(list=bolts))
-    return Rendered("\n".join(lines))
+    buttons: Rows = ((Button(t._("My hand"), payload("hand", ())),),) if payload is not None else ()
+    return Rendered("\n".join(lines), buttons)
 
 
 # --- the hand (private) ---------------------------------------------------------------------------
