@@ -26,7 +26,7 @@ from core.actions import (
     TakeTalon,
 )
 from core.cards import DECK_SIZE, Card, cards_of, mask_of, parse_card
-from core.deal import DealLayout, active_seats, check_layout, layout_shape
+from core.deal import DealLayout, DealState, active_seats, check_layout, layout_shape
 from core.errors import IllegalAction
 from core.events import Event
 from core.game import GameState, apply, legal_actions, new_game
@@ -44,8 +44,8 @@ __all__ = [
     "Game",
     "bid",
     "c",
-    "cs",
     "contract",
+    "cs",
     "discard",
     "give",
     "layout",
@@ -153,12 +153,18 @@ def with_tally(
     return new
 
 
+_DEAL_FIELDS = tuple(DealState.__annotations__)
+_LIST_FIELDS = frozenset({"hands", "taken", "won", "marriages"})
+
+
 def snapshot(state: GameState) -> Any:
     """Everything observable about a state, to check that a refused action changed nothing."""
     d = state.deal
-    fields = {name: getattr(d, name) for name in type(d).__annotations__ if hasattr(d, name)}
-    for name in ("hands", "taken", "won", "marriages"):
-        fields[name] = list(fields[name])
+    fields = tuple(
+        (tuple(value) if name in _LIST_FIELDS else value)
+        for name in _DEAL_FIELDS
+        for value in (getattr(d, name, None),)
+    )
     return (
         fields,
         state.tally,

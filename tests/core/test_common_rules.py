@@ -78,7 +78,7 @@ def test_marriage_makes_its_suit_trump_at_once() -> None:
     assert g.deal.trump == 2  # hearts, already while the K is on the table
     g.act(2, play("9H"))
     g.act(0, play("9S"))
-    cards, seats, trump = g.deal.trick_history[-1]
+    _cards, _seats, trump = g.deal.trick_history[-1]
     assert trump == 2
     assert g.deal.taken[1] == 11 + 0 + 0 + 100 + 4 + 0 + 0
 
@@ -254,7 +254,8 @@ def test_dealer_moves_one_seat_clockwise_each_deal() -> None:
 
 
 def test_bidding_and_play_start_left_of_the_dealer() -> None:
-    """RULES.md: "'Left of the dealer' is seat `(dealer + 1) % n`; play and bidding move to the next seat." """
+    """RULES.md: "'Left of the dealer' is seat `(dealer + 1) % n`; play and bidding move to the next
+    seat." """
     for dealer in range(3):
         state, _ = new_game(RUSSIAN, 3, first_dealer=dealer)
         assert state.deal.dealer == dealer

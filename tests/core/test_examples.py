@@ -27,7 +27,9 @@ def _without_error_text(report: dict[str, Any]) -> dict[str, Any]:
 
 
 def expected_of(path: Path) -> dict[str, Any]:
-    return json.loads(path.with_name(path.name.replace(".json", ".expected.json")).read_text(encoding="utf-8"))
+    return json.loads(
+        path.with_name(path.name.replace(".json", ".expected.json")).read_text(encoding="utf-8")
+    )
 
 
 def run_replay(path: Path | str) -> subprocess.CompletedProcess[str]:

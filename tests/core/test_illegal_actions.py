@@ -129,7 +129,9 @@ def _prepare(make: Callable[[], Game], seat: int, code: str) -> tuple[Game, int]
 
 
 @pytest.mark.parametrize(("code", "make", "seat", "action"), CASES, ids=[c[0] for c in CASES])
-def test_refusal_code_and_state_unchanged(code: str, make: Callable[[], Game], seat: int, action: Action) -> None:
+def test_refusal_code_and_state_unchanged(
+    code: str, make: Callable[[], Game], seat: int, action: Action
+) -> None:
     """ENGINE.md: "`apply` raises `core.errors.IllegalAction` (`.code`, `.message`) and leaves the state
     unchanged." The action is also absent from `legal_actions`."""
     g, seat = _prepare(make, seat, code)
@@ -138,7 +140,9 @@ def test_refusal_code_and_state_unchanged(code: str, make: Callable[[], Game], s
 
 
 @pytest.mark.parametrize(("code", "make", "seat", "action"), CASES, ids=[c[0] for c in CASES])
-def test_refusal_in_place_changes_nothing(code: str, make: Callable[[], Game], seat: int, action: Action) -> None:
+def test_refusal_in_place_changes_nothing(
+    code: str, make: Callable[[], Game], seat: int, action: Action
+) -> None:
     """ENGINE.md: "`state.apply_action(seat, action)` applies in place ... Checks come before any change." """
     g, seat = _prepare(make, seat, code)
     state = g.state.clone()

@@ -142,17 +142,18 @@ def test_golden_rounds_raise_the_automatic_opening() -> None:
     """RULES.md §5 (golden round) with the polish automatic opening: the opener is credited with 120."""
     rules = preset("polish", {"golden_rounds": 1})
     g = Game(rules, 3, seed=4)
-    opening = [e for e in g.events if e.kind == ev.BID][0]
+    opening = next(e for e in g.events if e.kind == ev.BID)
     assert opening.value == 120 and opening.detail == "automatic"
     g.play_out()
-    assert [e for e in g.last if e.kind == ev.BID][0].value == 100
+    assert next(e for e in g.last if e.kind == ev.BID).value == 100
 
 
 # ---------------------------------------------------------------- redeal on four nines
 
 
 def test_redeal_four_nines_after_the_exchange_by_the_same_dealer() -> None:
-    """RULES.md §5: "redeal when a player holds four nines after the exchange". docs/RULES.md: "a redeal by the
+    """RULES.md §5: "redeal when a player holds four nines after the exchange". docs/RULES.md: "a redeal by
+    the
     same dealer; the deal is not played and no one scores"."""
     rules = preset("russian", {"redeal_four_nines": True})
     hands = {1: "9H 9C 9S KH QH AH 10H", 2: "AS 10S KS QS JS AD 10D", 0: "JC QC KC AC 10C JH JD"}
@@ -199,7 +200,7 @@ def test_sell_talon_in_polish_shows_even_a_forced_musik() -> None:
     g.run([(2, PASS), (0, PASS)])  # forced 100
     assert list(g.legal(1)) == [take(0), SELL]
     events = g.act(1, SELL)
-    offer = [e for e in events if e.kind == ev.TALON_OFFERED][0]
+    offer = next(e for e in events if e.kind == ev.TALON_OFFERED)
     assert offer.audience is None and set(offer.cards) == set(cs(RUS_TALON))
     assert g.legal(2)[:2] == [PASS, bid(110)]
     g.run([(2, PASS), (0, PASS)])

@@ -147,7 +147,8 @@ def test_sit_out_dealer_has_no_points_and_no_marriages() -> None:
     ],
 )
 def test_unfinished_last_deal_reports_phase_and_seat(name: str, players: int, steps: int, phase: str) -> None:
-    """replay-format.md: "An unfinished last deal is reported as `{"complete": false, "phase": "...", "to_act":
+    """replay-format.md: "An unfinished last deal is reported as `{"complete": false, "phase": "...",
+    "to_act":
     SEAT}`, the phase one of `bidding`, `talon`, `discard`, `exchange`, `contract`, `play`." """
     rules = preset(name)
     g = Game(rules, players, seed=4)
@@ -163,7 +164,8 @@ def test_unfinished_last_deal_reports_phase_and_seat(name: str, players: int, st
 
 
 def test_illegal_action_reports_deal_and_action_index() -> None:
-    """replay-format.md: "When an action is illegal: `"ok": false` and `"error": {"deal": D, "action": A, "code":
+    """replay-format.md: "When an action is illegal: `"ok": false` and `"error": {"deal": D, "action": A,
+    "code":
     "...", "message": "..."}` ... `deals`, `totals` and `winner` then describe the deals finished before that
     deal." """
     rec = record_of(finished_polish())
@@ -177,7 +179,8 @@ def test_illegal_action_reports_deal_and_action_index() -> None:
 
 
 def test_declare_flag_that_cannot_declare_is_illegal_except_in_polish() -> None:
-    """replay-format.md: "A `play` with `declare: true` that cannot declare ... is illegal, except in `polish`,
+    """replay-format.md: "A `play` with `declare: true` that cannot declare ... is illegal, except in
+    `polish`,
     where declaring is automatic and the flag is ignored." """
     rus = preset("russian")
     g = Game(rus, 3, layout(rus, 3, 0, HANDS, TALON))
@@ -323,7 +326,8 @@ def test_actions_after_the_end_of_a_deal_are_illegal() -> None:
 
 
 def test_shared_win_is_a_list_of_seats() -> None:
-    """replay-format.md: "`winner`: the seat index that won the game, a list of seats for a shared win"; RULES.md
+    """replay-format.md: "`winner`: the seat index that won the game, a list of seats for a shared win";
+    RULES.md
     §1: the bomber is not among the leaders, so the two others share the win."""
     rules = preset("polish", {"barrel": "off", "target": 60})
     g = Game(rules, 3, layout(rules, 3, 0, HANDS, TALON))
@@ -409,7 +413,8 @@ BAD_RECORDS: list[tuple[str, Any]] = [
 
 @pytest.mark.parametrize(("why", "data"), BAD_RECORDS, ids=[b[0] for b in BAD_RECORDS])
 def test_not_a_record_raises_record_error(why: str, data: Any) -> None:
-    """replay-format.md: "Exit status 2 (and nothing on standard output) is for a file that is not a well-formed
+    """replay-format.md: "Exit status 2 (and nothing on standard output) is for a file that is not a
+    well-formed
     record anywhere in it: not JSON, wrong `format`, unknown preset or option, a player count the preset
     does not allow, missing or mistyped fields, an unknown action, a string that is not a card." """
     with pytest.raises(RecordError) as info:
@@ -441,5 +446,10 @@ def test_a_bad_card_in_a_later_deal_is_found_before_replaying() -> None:
 
 def test_empty_record_replays_to_nothing() -> None:
     """A record with no deals: nothing happened; totals are 0."""
-    data = {"format": "thousand-record/1", "rules": {"preset": "estonian"}, "players": ["a", "b"], "deals": []}
+    data = {
+        "format": "thousand-record/1",
+        "rules": {"preset": "estonian"},
+        "players": ["a", "b"],
+        "deals": [],
+    }
     assert replay(data) == {"ok": True, "deals": [], "totals": [0, 0], "winner": None}

@@ -60,7 +60,8 @@ def test_estonian_talon_has_as_many_cards_as_players(players: int, hand: int, ta
 
 
 def test_estonian_blind_decision_is_the_openers_first_action() -> None:
-    """Seed 001: "Kui oled segajast järgmine, on sul võimalus pakkuda pimedalt." RULES.md §3: "before the deal,
+    """Seed 001: "Kui oled segajast järgmine, on sul võimalus pakkuda pimedalt." RULES.md §3: "before the
+    deal,
     only the player left of the dealer may announce a blind game"; the engine asks it first."""
     g = est3()
     assert g.deal.phase == "blind" and g.to_act == 1
@@ -141,7 +142,8 @@ def test_estonian_no_cap_beyond_what_a_deal_can_give() -> None:
 
 
 def test_estonian_bid_is_never_lowered_and_there_is_no_contract_step() -> None:
-    """Seed 001: "Pakkumist ei saa tagasi võtta." RULES.md §3: "A bid can never be withdrawn or lowered; there is
+    """Seed 001: "Pakkumist ei saa tagasi võtta." RULES.md §3: "A bid can never be withdrawn or lowered;
+    there is
     no raising after the talon." """
     g = won_by_seat_1(est3(), 60)
     g.act(1, give({2: "9C", 0: "JC"}))
@@ -165,7 +167,8 @@ def test_estonian_talon_is_taken_without_showing_it() -> None:
 
 @pytest.mark.parametrize(("players", "after"), [(2, 12), (3, 8), (4, 6)])
 def test_estonian_declarer_gives_one_card_to_each_other_player(players: int, after: int) -> None:
-    """Seed 001: "peab ta andma enda lehtedest igale mängijale ühe lehe". RULES.md §3: "gives one card from hand,
+    """Seed 001: "peab ta andma enda lehtedest igale mängijale ühe lehe". RULES.md §3: "gives one card from
+    hand,
     face down, to each other player. All then hold the same number of cards (12, 8 or 6)." """
     g = Game(EST, players, seed=3)
     g.act(g.to_act, BLIND_NO)
@@ -186,7 +189,8 @@ def test_estonian_declarer_gives_one_card_to_each_other_player(players: int, aft
 
 
 def test_estonian_blind_bidder_does_not_see_the_hand_until_bidding_ends() -> None:
-    """Seed 001: "Temast järgmine mängija ei vaata oma kaarte." RULES.md §3: "They bid without seeing their hand
+    """Seed 001: "Temast järgmine mängija ei vaata oma kaarte." RULES.md §3: "They bid without seeing their
+    hand
     until bidding ends"."""
     g = est3()
     g.act(1, BLIND_YES)
@@ -254,7 +258,8 @@ NO_ACE = {1: "KH QH 9H 10H 9C JC QC", 2: "AS 10S KS QS 9S JS 9D", 0: "AC 10C KC 
 
 
 def test_estonian_crawl_allowed_only_without_an_ace() -> None:
-    """Seed 001: "pakkumise faasi võidab mängija, kes avastab, et ka pärast võidetud kaartide vaatamist, ei oma ta
+    """Seed 001: "pakkumise faasi võidab mängija, kes avastab, et ka pärast võidetud kaartide vaatamist, ei
+    oma ta
     endiselt ässa." RULES.md §3: "if after the exchange the declarer holds no ace, they may choose to crawl on
     the first trick"."""
     g = won_by_seat_1(est3(NO_ACE, TALON3))
@@ -267,7 +272,8 @@ def test_estonian_crawl_allowed_only_without_an_ace() -> None:
 
 
 def test_estonian_crawl_cards_face_down_no_duty_and_highest_of_declarers_suit_wins() -> None:
-    """Seed 001: "Pakkumise võitja asetab lauale pimeda kaardi ... Nagu pakkuja, asetavad ka kaasmängijad lauale
+    """Seed 001: "Pakkumise võitja asetab lauale pimeda kaardi ... Nagu pakkuja, asetavad ka kaasmängijad
+    lauale
     kaardid pimedalt. Kui kõik mängijad on visanud kaardid mängu, pööratakse naad nähtavaks." RULES.md §3:
     "every player plays one card face down, in the usual order (declarer first), with no duty to follow suit
     or trump; then the cards are turned up and the trick goes to the highest card of the suit of the
@@ -290,7 +296,7 @@ def test_estonian_crawl_cards_face_down_no_duty_and_highest_of_declarers_suit_wi
     revealed = [e for e in events if e.kind == ev.CRAWL_REVEALED]
     assert revealed and revealed[0].audience is None
     assert revealed[0].cards == (c("9H"), c("AS"), c("AC")) and revealed[0].detail == (1, 2, 0)
-    taken = [e for e in events if e.kind == ev.TRICK_TAKEN][0]
+    taken = next(e for e in events if e.kind == ev.TRICK_TAKEN)
     assert taken.seat == 1  # 9H is the only heart: highest of the declarer's suit
     assert not g.deal.crawl and g.to_act == 1
 
@@ -324,7 +330,8 @@ def in_play() -> Game:
 
 
 def test_estonian_calling_trump_is_a_choice() -> None:
-    """Seed 001: "Trumbi hõikamiseks käib mängija välja emanda või kuninga sellest paarist ja ütleb "karjun" või
+    """Seed 001: "Trumbi hõikamiseks käib mängija välja emanda või kuninga sellest paarist ja ütleb "karjun"
+    või
     "trump"." RULES.md §3: "They lead the K or Q and call; calling is a choice (the record's `declare`
     flag)." """
     g = in_play()
@@ -357,7 +364,8 @@ def test_estonian_calling_trump_only_on_lead_with_both_cards() -> None:
 
 
 def test_estonian_calling_trump_needs_at_least_three_cards() -> None:
-    """Seed 001: "1. Käes on veel vähemalt kolm kaarti". RULES.md §3: "they have at least 3 cards in hand (counted
+    """Seed 001: "1. Käes on veel vähemalt kolm kaarti". RULES.md §3: "they have at least 3 cards in hand
+    (counted
     before leading, the led card included)"."""
     hands = {1: "KH QH AH AS AC AD 10H", 2: "9S JS QS KS 10S 9D JD", 0: "9C JC QC KC 10C JH 9H"}
     g = Game(EST, 3, layout(EST, 3, 0, hands, "QD KD 10D"))
@@ -403,7 +411,8 @@ NINES = {1: "KH QH AH 10H AC 10C QC", 2: "9C 9S 9H 9D AS 10S KS", 0: "JC KC JH A
 
 
 def test_estonian_four_nines_as_dealt_give_100() -> None:
-    """Seed 001: "4 üheksat korraga käes ühel mängijal annab talle kohe 100 punkti." RULES.md §3: "a player who
+    """Seed 001: "4 üheksat korraga käes ühel mängijal annab talle kohe 100 punkti." RULES.md §3: "a player
+    who
     at any moment of the deal ... holds all four nines gets a bonus of 100 once per deal"."""
     g = won_by_seat_1(est3(NINES, "KD QD JD"))
     g.play_out()
@@ -436,7 +445,8 @@ def test_estonian_four_nines_after_the_exchange() -> None:
 
 
 def test_estonian_four_nines_do_not_count_toward_the_contract_and_are_not_doubled() -> None:
-    """RULES.md §3: "The bonus is added to their score for the deal; it does not count toward a contract and is
+    """RULES.md §3: "The bonus is added to their score for the deal; it does not count toward a contract and
+    is
     never doubled." """
     hands = {1: "9C 9S 9H 9D 10H AC 10C", 2: "KH QH AS 10S KS QS JS", 0: "JC KC JH AD 10D QC JD"}
     g = won_by_seat_1(est3(hands, "AH KD QD"), 120, blind=True)
@@ -460,7 +470,8 @@ def test_estonian_blind_players_unseen_hand_counts_for_four_nines() -> None:
 
 
 def test_estonian_no_four_nines_bonus_on_the_barrel() -> None:
-    """RULES.md §3: "a player whose total is 880 or more scores only as declarer: exactly ±contract ..., with no
+    """RULES.md §3: "a player whose total is 880 or more scores only as declarer: exactly ±contract ..., with
+    no
     four-nines bonus; as a defender they score nothing." """
     g = Game(EST, 3, state=with_tally(est3(NINES, "KD QD JD").state, [0, 900, 900]))
     won_by_seat_1(g, 60)
@@ -528,7 +539,8 @@ def offered() -> Game:
 
 
 def test_estonian_sale_offers_the_talon_face_up() -> None:
-    """Seed 001: "Laste mängus saab panna lehed "müüki". Vaatad lehed ära, kui sulle ei sobi, saad panna müüki".
+    """Seed 001: "Laste mängus saab panna lehed "müüki". Vaatad lehed ära, kui sulle ei sobi, saad panna
+    müüki".
     RULES.md §3 and docs/RULES.md (`sell_talon`): the talon is turned face up for everyone."""
     g = offered()
     offer = [e for e in g.last if e.kind == ev.TALON_OFFERED]
@@ -538,7 +550,8 @@ def test_estonian_sale_offers_the_talon_face_up() -> None:
 
 
 def test_estonian_sale_buyer_bids_at_least_5_more_and_becomes_declarer() -> None:
-    """Seed 001: "kui keegi soovib "osta" peab ta pakkuma üle sinu pakutud summa vähemalt 5 võrra". RULES.md §3:
+    """Seed 001: "kui keegi soovib "osta" peab ta pakkuma üle sinu pakutud summa vähemalt 5 võrra". RULES.md
+    §3:
     "another player may buy it by bidding at least 5 more, becoming declarer at that bid and taking the
     talon"."""
     g = offered()

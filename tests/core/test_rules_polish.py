@@ -81,7 +81,7 @@ def test_polish_forced_100_when_everyone_passes() -> None:
     100." """
     g = polish3()
     g.run([(2, PASS), (0, PASS)])
-    won = [e for e in g.last if e.kind == ev.BIDDING_WON][0]
+    won = next(e for e in g.last if e.kind == ev.BIDDING_WON)
     assert (won.seat, won.value, won.detail) == (1, 100, True)
     assert g.deal.forced
 
@@ -111,7 +111,8 @@ def test_polish_cap_is_120_plus_the_marriages_in_hand() -> None:
 
 
 def test_polish_absolute_cap_300_with_three_players() -> None:
-    """Seed 000: "3 kişi oynarken 300 puana kadar çıkılabilir." RULES.md §2: "Absolute caps: 360 with 2 players,
+    """Seed 000: "3 kişi oynarken 300 puana kadar çıkılabilir." RULES.md §2: "Absolute caps: 360 with 2
+    players,
     300 with 3 (and 4)." """
     hands = {2: "KH QH KD QD KC QC 9S", 1: "AH 10H AD 10D AC 10C 9H", 0: "KS QS AS 10S JS JH JD"}
     g = polish3(hands, "JC 9C 9D")

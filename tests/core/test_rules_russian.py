@@ -111,7 +111,7 @@ def test_russian_declarer_gives_one_card_face_down_to_each_opponent() -> None:
     assert [len(g.hand(s)) for s in range(3)] == [8, 8, 8]
     for e in events:
         if e.kind == ev.CARD_GIVEN:
-            assert e.audience is None and e.cards == () or e.audience in (e.seat, e.value)
+            assert (e.audience is None and e.cards == ()) or e.audience in (e.seat, e.value)
 
 
 def test_russian_contract_keep_or_raise_by_multiples_of_5() -> None:
@@ -268,7 +268,8 @@ def test_russian_sit_out_dealer_on_the_barrel_scores_nothing_and_no_bolt() -> No
 
 
 def test_russian_total_between_880_and_999_is_set_to_880() -> None:
-    """RULES.md §4: "Barrel at 880: a total that ends a deal between 880 and 999 is set to 880, and the player is
+    """RULES.md §4: "Barrel at 880: a total that ends a deal between 880 and 999 is set to 880, and the
+    player is
     on the barrel." """
     g = sweep([0, 850, 0])
     r = g.state.results[-1]
@@ -316,7 +317,8 @@ def test_russian_on_the_barrel_a_defender_scores_nothing() -> None:
 
 
 def test_russian_third_deal_on_the_barrel_costs_120_counting_sat_out_and_conceded_deals() -> None:
-    """RULES.md §4: "When the third deal that began with the player on the barrel ends with the player still on
+    """RULES.md §4: "When the third deal that began with the player on the barrel ends with the player still
+    on
     it, they score −120 and leave it; every finished deal that began with them on the barrel counts (also
     one they sat out or one conceded by another player)"."""
     start = Game(RUS, 4, layout(RUS, 4, 0, {}, "9C 9S JH"))

@@ -95,7 +95,7 @@ def test_concession_scores_minus_bid_and_60_per_opponent() -> None:
     """RULES.md §4: "the declarer scores −contract (the bid), each opponent +60 (nothing for a player on the
     barrel)"."""
     o = outcome(declarer=2, contract=115, made=None, ending="concede")
-    scores, new, result = score(RUS, tally((0, 0, 0)), o)
+    scores, _new, result = score(RUS, tally((0, 0, 0)), o)
     assert scores == (60, 60, -115)
     assert result.bolts == ()
     scores, _, _ = score(RUS, tally((880, 0, 0), (True, False, False)), o)
@@ -123,7 +123,8 @@ def test_polish_sit_out_aces_and_marriage() -> None:
 
 
 def test_russian_sit_out_talon_points_rounded() -> None:
-    """RULES.md §4: "the dealer who sits out scores the card points of the prikup, rounded like a defender's"."""
+    """RULES.md §4: "the dealer who sits out scores the card points of the prikup, rounded like a
+    defender's"."""
     for talon, expected in [("AH 10H AD", 30), ("AH KD QD", 20), ("AH 10H JC", 25), ("9C 9D JH", 0)]:
         o = outcome(points=(0, 90, 30, 0), talon_as_dealt=talon, sitting_out=3, declarer=1)
         assert sit_out_score(RUS, o) == expected
@@ -172,11 +173,11 @@ def test_declarer_only_barrel(rules: RuleSet, at: int) -> None:
     """RULES.md §2 "Barrel at 800" and §3 "Barrel at 880": "scores only as declarer ... no deal limit, no
     penalty"."""
     o = outcome(declarer=1, contract=120, made=True, points=(40, 130, 30))
-    scores, new, result = score(rules, tally((at, at, at - 1)), o)
+    scores, _, result = score(rules, tally((at, at, at - 1)), o)
     assert scores == (0, 120, 30)
     assert result.barrel == (True, True, True)  # seat 2 got there with this deal
     o = outcome(declarer=1, contract=120, made=False, points=(40, 110, 50))
-    scores, new, _ = score(rules, tally((at, at, at - 10)), o)
+    scores, _new, _ = score(rules, tally((at, at, at - 10)), o)
     assert scores == (0, -120, 50)
     # many deals on it: never a penalty
     t = tally((at, 0, 0))
@@ -219,7 +220,8 @@ def test_capped_barrel_failure_takes_the_player_off() -> None:
 
 
 def test_capped_barrel_third_deal_costs_120() -> None:
-    """RULES.md §4: "When the third deal that began with the player on the barrel ends with the player still on
+    """RULES.md §4: "When the third deal that began with the player on the barrel ends with the player still
+    on
     it, they score −120 and leave it ... the count restarts when they leave the barrel." """
     t = tally((880, 0, 0), (True, False, False))
     o = outcome(declarer=1, contract=100, made=True, points=(30, 80, 10))
@@ -255,7 +257,8 @@ def test_capped_barrel_counts_sat_out_and_conceded_deals() -> None:
 
 
 def test_redeal_changes_nothing() -> None:
-    """docs/RULES.md (`redeal_four_nines`): "the deal is not played and no one scores (it does not count toward
+    """docs/RULES.md (`redeal_four_nines`): "the deal is not played and no one scores (it does not count
+    toward
     the Russian barrel's three deals)"."""
     t = tally((880, 0, 0), (True, False, False), (2, 0, 0))
     scores, new, result = score(RUS, t, outcome(made=None, ending="redeal"))
@@ -279,7 +282,8 @@ def test_bolt_for_a_defender_scoring_0_and_every_third_costs_120() -> None:
 
 
 def test_no_bolt_for_the_declarer_the_sit_out_a_conceded_deal_or_the_barrel() -> None:
-    """RULES.md §4: "a declarer, a dealer sitting out, and a defender of a conceded deal never do"; "a defender
+    """RULES.md §4: "a declarer, a dealer sitting out, and a defender of a conceded deal never do"; "a
+    defender
     (not on the barrel)"."""
     rules = preset("russian", {"concede_points": 0})
     conceded = outcome(declarer=0, made=None, ending="concede")
@@ -314,7 +318,9 @@ def test_samosval_555_and_minus_555_become_0() -> None:
     o = outcome(declarer=2, contract=100, made=False, points=(40, 40, 40))
     _, t, _ = score(rules, tally((0, 0, -455)), o)
     assert t.totals[2] == 0
-    _, t, _ = score(POLISH, tally((455, 0, 0)), outcome(declarer=0, contract=100, made=True, points=(100, 5, 15)))
+    _, t, _ = score(
+        POLISH, tally((455, 0, 0)), outcome(declarer=0, contract=100, made=True, points=(100, 5, 15))
+    )
     assert t.totals[0] == 555
 
 
@@ -322,7 +328,8 @@ def test_samosval_555_and_minus_555_become_0() -> None:
 
 
 def test_winner_none_below_target_highest_above() -> None:
-    """RULES.md §1: "The game ends after the deal in which at least one total reaches 1000 or more. The highest
+    """RULES.md §1: "The game ends after the deal in which at least one total reaches 1000 or more. The
+    highest
     total wins." """
     assert match_winner(POLISH, (999, 500, 0), 0) is None
     assert match_winner(POLISH, (1000, 500, 0), 1) == 0
