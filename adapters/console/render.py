@@ -45,7 +45,8 @@ def buttons_text(rows: tuple[tuple[Button, ...], ...]) -> Text:
 
 def message_renderable(message: Message, *, title: str | None = None) -> RenderableType:
     body: list[RenderableType] = [to_text(message.text)]
-    if message.buttons:
+    if message.buttons and message.kind == "hand":
+        # Only the hand's buttons are chosen by number; the table's and the lobby's are for chats.
         body.append(buttons_text(message.buttons))
     if message.kind == "error":
         return Text("✗ ", style="bold red") + to_text(message.text)
