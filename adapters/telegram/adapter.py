@@ -139,6 +139,8 @@ class TelegramAdapter:
         self.in_flight = 0
         self.last_update_id = 0
         """The highest update id whose handling finished (tests wait for it)."""
+        self.updates = 0
+        """Updates whose handling finished."""
         self.errors = 0
         if health is not None:
             health.add_component(HEALTH_COMPONENT)
@@ -521,6 +523,7 @@ class TelegramAdapter:
         await self._guard("member", update, work)
 
     async def _on_done(self, update: Update, context: Context) -> None:
+        self.updates += 1
         self.last_update_id = max(self.last_update_id, update.update_id)
 
     async def _on_error(self, update: object, context: Context) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import random
 import statistics
+import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
@@ -131,6 +132,9 @@ class Watch:
     timeline: list[tuple[float, str, str, int]] = field(default_factory=list)
     """(clock, method, chat id, HTTP status) of every call the fake answered."""
     clock: Callable[[], float] | None = None
+    busy: int = 0
+    """Calls being answered now (long polls excluded)."""
+    quiet_since: float = 0.0
 
     def install(self) -> None:
         original = self.fake.handle
@@ -138,7 +142,15 @@ class Watch:
         async def handle(
             token: str, method: str, params: Any, files: dict[str, UploadedFile] | None = None
         ) -> ApiResponse:
-            response = await original(token, method, params, files)
+            polling = method.lower() == "getupdates"
+            if not polling:
+                self.busy += 1
+            try:
+                response = await original(token, method, params, files)
+            finally:
+                if not polling:
+                    self.busy -= 1
+                    self.quiet_since = time.monotonic()
             if self.clock is not None:
                 self.timeline.append(
                     (self.clock(), method.lower(), str(params.get("chat_id")), response.status)
@@ -234,7 +246,13 @@ class Rig:
         self.store = store or MemoryStore(clock=self.clock)
         self.settings = settings_ or settings()
         self.limits = limits
+        self.external_quiet = 0.08
+        self.acted_at = 0.0
+        """When a person last did something (a bot elsewhere must answer after that)."""
+        """Seconds without a call after which a bot in another process counts as settled."""
         self.bots: list[TelegramBot] = []
+        self.handled_before = 0
+        """Updates handled by bot processes of this rig that were stopped since."""
         self.watch = Watch(self.fake, self.store, clock=self.clock)
         self.watch.install()
         self.rng = random.Random(7)
@@ -277,6 +295,7 @@ class Rig:
         await bot.stop()
         if bot in self.bots:
             self.bots.remove(bot)
+            self.handled_before += bot.adapter.updates
 
     async def close(self) -> None:
         for bot in list(self.bots):
@@ -287,7 +306,10 @@ class Rig:
         return self.fake._world.next_update_id - 1
 
     async def settle(self, timeout: float = 20.0) -> None:
-        """Wait until every update was handled and every queued message went out."""
+        """Wait until every update was handled and every queued message went out.
+
+        With the bots in this process their counters say so; a bot in another process is settled when
+        it fetched every update and the fake saw no call for a while."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         quiet = 0
@@ -295,9 +317,15 @@ class Rig:
             if loop.time() > deadline:
                 raise TimeoutError("the bot did not settle")
             await asyncio.sleep(0.002)
-            handled = max((b.adapter.last_update_id for b in self.bots), default=0)
-            busy = any(b.adapter.in_flight or b.adapter.outbox.pending for b in self.bots)
-            if handled >= self.last_update_id() and not busy and not self.fake.pending_updates:
+            if self.bots:
+                handled = self.handled_before + sum(b.adapter.updates for b in self.bots)
+                busy = any(b.adapter.in_flight or b.adapter.outbox.pending for b in self.bots)
+                done = handled >= self.last_update_id() and not busy
+            else:
+                idle = time.monotonic() - self.watch.quiet_since
+                answered = self.watch.quiet_since > self.acted_at
+                done = answered and self.watch.busy == 0 and idle > self.external_quiet
+            if done and not self.fake.pending_updates:
                 quiet += 1
             else:
                 quiet = 0
@@ -311,11 +339,16 @@ class Rig:
         self.watch.groups.add(chat.id)
         return chat
 
+    def acted(self) -> None:
+        self.acted_at = time.monotonic()
+
     async def say(self, where: FakeChat | FakeUser, user: FakeUser, text: str) -> None:
+        self.acted()
         self.fake.user_sends(where, user, text)
         await self.settle()
 
     async def press(self, where: FakeChat | FakeUser, user: FakeUser, message: FakeMessage, data: str) -> str:
+        self.acted()
         query = self.fake.user_presses(where, user, message.message_id, data)
         await self.settle()
         return query
@@ -490,6 +523,7 @@ async def seat_everyone(
     the game is started with the lobby's Start button."""
     fake = rig.fake
     first = humans[0]
+    rig.acted()
     fake.user_starts_bot(first)
     await rig.settle()
     await rig.say(chat, first, f"/new {preset}")
@@ -505,6 +539,7 @@ async def seat_everyone(
         assert answer.answered
         if answer.url:
             payload = answer.url.split("start=", 1)[1]
+            rig.acted()
             fake.user_starts_bot(user, payload)
             await rig.settle()
     for _ in range(computers):
