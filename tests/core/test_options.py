@@ -6,6 +6,8 @@ import pytest
 from dealkit import (
     BLIND_NO,
     BLIND_YES,
+    BOMB,
+    CRAWL,
     PASS,
     SELL,
     Game,
@@ -355,3 +357,68 @@ def test_blind_estonian_with_no_blind_declared_plays_normally() -> None:
     opener = g.to_act
     events = g.act(opener, BLIND_NO)
     assert [e.kind for e in events] == [ev.BLIND_CHOSEN, ev.HAND_DEALT]
+
+
+def test_sale_buyer_limit_counts_the_talon() -> None:
+    """docs/RULES.md (`sell_talon`): "A buyer's limit counts the talon as if it were in their hand." Seat 0
+    holds no marriage, but the talon offered holds KD QD."""
+    rules = preset("estonian", {"sell_talon": True})
+    hands = {1: "KH QH AH 10H 9C JC QC", 2: "AS 10S KS QS 9S JS 9D", 0: "AC 10C KC JH 9H AD 10D"}
+    g = Game(rules, 3, layout(rules, 3, 0, hands, "KD QD JD"))
+    g.run([(1, BLIND_NO), (1, bid(60)), (2, PASS), (0, PASS), (1, SELL), (2, PASS)])
+    assert g.to_act == 0 and bid(130) in g.legal(0)
+    g.act(0, bid(130))
+    assert g.deal.declarer == 0 and g.deal.contract == 130
+
+
+def test_sale_not_offered_to_a_blind_declarer() -> None:
+    """docs/RULES.md (`sell_talon`): "Not offered ... to a blind declarer" — the talon is dealt out."""
+    rules = preset("estonian", {"sell_talon": True})
+    g = Game(rules, 3, seed=5)
+    opener = g.to_act
+    g.act(opener, BLIND_YES)
+    g.act(opener, bid(40))
+    while g.deal.phase == "bidding":
+        g.act(g.to_act, PASS)
+    assert g.deal.declarer == opener and g.deal.phase == "play"
+
+
+def test_blind_declarer_has_no_contract_step() -> None:
+    """docs/RULES.md (`contract_step`): "A blind declarer has no contract step." Without the blind game the
+    option adds the step as usual."""
+    rules = preset("estonian", {"contract_step": True})
+    blind = Game(rules, 3, seed=5)
+    opener = blind.to_act
+    blind.run([(opener, BLIND_YES), (opener, bid(40))])
+    while blind.deal.phase == "bidding":
+        blind.act(blind.to_act, PASS)
+    assert blind.deal.phase == "play"
+    seen = Game(rules, 3, seed=5)
+    seen.run([(opener, BLIND_NO), (opener, bid(40))])
+    while seen.deal.phase == "bidding":
+        seen.act(seen.to_act, PASS)
+    seen.act(opener, seen.legal(opener)[0])
+    assert seen.deal.phase == "contract"
+
+
+def test_must_beat_never_applies_to_a_crawl() -> None:
+    """docs/RULES.md (`must_beat`): "Never applies to a crawl." """
+    rules = preset("estonian", {"must_beat": True})
+    hands = {1: "KH QH 9H 10H 9C JC QC", 2: "AS 10S KS QS 9S JS 9D", 0: "AC 10C KC JH AH AD 10D"}
+    g = Game(rules, 3, layout(rules, 3, 0, hands, "KD QD JD"))
+    g.run([(1, BLIND_NO), (1, bid(60)), (2, PASS), (0, PASS), (1, give({2: "9C", 0: "JC"}))])
+    g.act(1, CRAWL)
+    g.act(1, play("QH"))
+    g.act(2, play("AS"))
+    assert {a.card for a in g.legal(0)} == set(g.hand(0))  # JH is allowed although AH would head the trick
+    g.act(0, play("JH"))
+
+
+def test_bomb_needs_an_automatic_opening() -> None:
+    """docs/RULES.md (`bomb`): "Needs an `automatic` opening (only it can be forced)"."""
+    rules = preset("russian", {"bomb": True})
+    g = Game(rules, 3, layout(rules, 3, 0, RUS_HANDS, RUS_TALON))
+    g.run([(1, bid(100)), (2, PASS), (0, PASS)])
+    assert not g.deal.forced
+    assert BOMB not in g.legal(1)
+    assert g.refuse(1, BOMB) == "no_bomb"

@@ -138,6 +138,7 @@ def test_unknown_option_is_refused_naming_it() -> None:
         {"opening_bid": 105},
         {"max_bid": 90},
         {"blind": True, "opening": "automatic"},
+        {"blind": True, "opening": "compulsory", "blind_max_bid": 90},
         {"barrel_at": 1000},
         {"redeal_four_nines": True},
         {"target": 0},
