@@ -15,6 +15,9 @@ from fakes.telegram import FakeTelegram
 from tgkit import Rig, seat_everyone
 
 from bot.commands import MAX_PAYLOAD_BYTES
+from bot.i18n import translator
+from bot.model import ChatRef, Group, Message
+from core.cards import cards_of
 
 NAMES = ("Alice", "Bob", "Carol", "Dan")
 
@@ -67,3 +70,17 @@ async def test_a_game_played_through_telegram(rig: Rig, preset: str, humans: int
     for person in people:
         hands = [m for m in fake.messages(person) if m.content.startswith("Your hand")]
         assert len(hands) <= 1
+
+
+async def test_the_watch_catches_a_card_in_a_group_message(rig: Rig) -> None:
+    """The privacy check is not vacuous: a hand card put into a group message is reported."""
+    fake = rig.fake
+    people = [fake.add_user(name) for name in NAMES[:3]]
+    chat = rig.group("Cards", people)
+    table = await seat_everyone(rig, chat, people)
+    doc, state = await table.state()
+    assert state is not None
+    card = translator(doc.settings.language).card(next(iter(cards_of(state.deal.hands[0]))))
+    await rig.bot.adapter.deliver([Message(Group(ChatRef("tg", str(chat.id))), f"oops {card}")])
+    await rig.bot.adapter.outbox.drain()
+    assert len(rig.watch.leaks) == 1 and card in rig.watch.leaks[0]

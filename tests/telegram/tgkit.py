@@ -135,6 +135,8 @@ class Watch:
     busy: int = 0
     """Calls being answered now (long polls excluded)."""
     quiet_since: float = 0.0
+    private_by_deal: Counter[int] = field(default_factory=Counter)
+    """Private sends and edits by the deal the table was in (when one group is watched)."""
 
     def install(self) -> None:
         original = self.fake.handle
@@ -178,6 +180,10 @@ class Watch:
         if chat_id not in self.groups:
             if chat_id > 0:
                 self.private_calls += 1
+                if len(self.groups) == 1:
+                    doc, state = await self._state(next(iter(self.groups)))
+                    if doc is not None and state is not None and doc.status != "lobby":
+                        self.private_by_deal[state.deal.number] += 1
             return
         result = response.json().get("result")
         text = ""

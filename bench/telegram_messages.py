@@ -1,0 +1,115 @@
+"""Telegram messages per deal: complete 3-player games through the real adapter and the fake Bot API.
+
+Three people play each game in a group, every move by pressing the hand message's buttons or typing the
+command (an easy computer player decides what a person would do), with the fake's Telegram-like flood
+limits on. A virtual clock stands in for waiting: the bot's rate limiter and the fake's flood control
+share it, so a game that Telegram's limits would stretch over an hour runs in seconds while every send is
+still checked against the same budgets (a 429 would be counted below).
+
+Counted per deal: group sends and edits (what the group's budget of 20 a minute pays for) and private
+sends and edits (hand messages; deletions are free). Prints one JSON object.
+
+    python bench/telegram_messages.py [--games 3] [--preset polish] [--target 1000] [--seed 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "telegram")]
+
+from tgkit import Rig, seat_everyone  # noqa: E402
+
+
+def _summary(values: list[int]) -> dict[str, float]:
+    if not values:
+        return {"median": 0, "max": 0, "mean": 0.0}
+    return {
+        "median": statistics.median(values),
+        "max": max(values),
+        "mean": round(statistics.fmean(values), 2),
+        "p90": sorted(values)[int(0.9 * (len(values) - 1))],
+    }
+
+
+async def play_game(preset: str, target: int, seed: int) -> dict[str, Any]:
+    rig = Rig()
+    rig.rng = random.Random(seed)
+    await rig.start()
+    try:
+        fake = rig.fake
+        people = [fake.add_user(name) for name in ("Alice", "Bob", "Carol")]
+        chat = rig.group("Cards", people)
+        table = await seat_everyone(rig, chat, people, preset=preset, short=False)
+        if target != 1000:
+            first = people[0]
+            await rig.say(chat, first, f"/settings barrel_at {max(0, target - 120)}")
+            await rig.say(chat, first, f"/settings target {target}")
+        table.rng = random.Random(seed + 1)
+        await table.play_out(limit=20_000)
+        doc, state = await table.state()
+        assert doc.status == "finished" and state is not None
+        per_deal = rig.watch.per_deal()
+        private = [rig.watch.private_by_deal[d] for d in sorted(rig.watch.private_by_deal)]
+        return {
+            "group": per_deal,
+            "private": private,
+            "deals": len(state.results),
+            "moves": table.moves,
+            "pressed": table.pressed,
+            "typed": table.typed_moves,
+            "too_many_requests": fake.stats.too_many_requests,
+            "leaks": len(rig.watch.leaks),
+            "virtual_seconds": round(rig.clock.now() - 1_800_000_000.0),
+        }
+    finally:
+        await rig.close()
+
+
+async def run(games: int, preset: str, target: int, seed: int) -> dict[str, Any]:
+    started = time.perf_counter()
+    results = [await play_game(preset, target, seed + 97 * i) for i in range(games)]
+    group = [n for r in results for n in r["group"]]
+    private = [n for r in results for n in r["private"]]
+    return {
+        "bench": "telegram_messages",
+        "preset": preset,
+        "players": 3,
+        "games": games,
+        "target": target,
+        "deals": sum(r["deals"] for r in results),
+        "group_calls_per_deal": _summary(group),
+        "private_calls_per_deal": _summary(private),
+        "moves": sum(r["moves"] for r in results),
+        "moves_by_button": sum(r["pressed"] for r in results),
+        "moves_typed": sum(r["typed"] for r in results),
+        "too_many_requests": sum(r["too_many_requests"] for r in results),
+        "private_cards_in_group_messages": sum(r["leaks"] for r in results),
+        "telegram_minutes_per_game": round(statistics.fmean(r["virtual_seconds"] for r in results) / 60, 1),
+        "wall_seconds": round(time.perf_counter() - started, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=3)
+    parser.add_argument("--preset", default="polish")
+    parser.add_argument("--target", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.ERROR)
+    print(json.dumps(asyncio.run(run(args.games, args.preset, args.target, args.seed))))
+
+
+if __name__ == "__main__":
+    main()
