@@ -166,18 +166,22 @@ class Context:
         kind: str = "info",
         document: tuple[str, bytes] | None = None,
         buttons: tuple[tuple[Button, ...], ...] = (),
+        language: str | None = None,
     ) -> None:
         """An answer for the sender only."""
-        lang = self.user_lang()
+        lang = language or self.user_lang()
         self.messages.append(
             Message(Sender(self.user, self.chat), text, None, buttons, None, document, True, lang, kind)
         )
 
-    def answer(self, text: str, *, key: str | None = None, kind: str = "info") -> None:
+    def answer(
+        self, text: str, *, key: str | None = None, kind: str = "info", language: str | None = None
+    ) -> None:
         """Public information: to the group when asked in one, else to the sender privately."""
         if self.chat.private:
-            self.messages.append(
-                Message(Private(self.user), text, key, (), None, None, True, self.user_lang(), kind)
-            )
+            lang = language or self.user_lang()
+            self.messages.append(Message(Private(self.user), text, key, (), None, None, True, lang, kind))
         else:
-            self.to_group(text, key=key, notify=True, kind=kind)
+            lang = language or self.group_lang()
+            chat = self._group_chat()
+            self.messages.append(Message(Group(chat), text, key, (), None, None, True, lang, kind))

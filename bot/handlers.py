@@ -556,7 +556,7 @@ class Handlers:
         state = ctx.state
         winner = state.winner if doc.ended == "won" else None
         text = render_score_sheet(t, state.results, seat_labels(doc), winner, ended=doc.ended).text
-        ctx.answer(text, kind="score")
+        ctx.answer(text, kind="score", language=t.lang)
 
     def _rules_of(self, ctx: Context) -> tuple[RuleSet, ChatSettings, int | None]:
         doc = ctx.doc
@@ -573,8 +573,8 @@ class Handlers:
         if ctx.doc is None or ctx.doc.status == "finished":
             _, settings = await self.svc.chat_settings(ctx.chat.key)
             rules = preset(settings.preset, settings.options or None)
-        t = ctx.t_user() if ctx.chat.private else ctx.t_group()
-        ctx.answer(render_rules(t, rules, settings, players).text, kind="rules")
+        t = ctx.t_user() if ctx.chat.private else translator(settings.language)
+        ctx.answer(render_rules(t, rules, settings, players).text, kind="rules", language=t.lang)
 
     async def export(self, ctx: Context) -> None:
         self._check_button(ctx, exact=False)
@@ -604,7 +604,7 @@ class Handlers:
         values = await store.get_stats(scope)
         rating = await store.get_rating(board, ctx.user.key)
         t = ctx.t_user() if ctx.chat.private else ctx.t_group()
-        ctx.answer(render_stats(t, ctx.user.name, values, rating).text, kind="stats")
+        ctx.answer(render_stats(t, ctx.user.name, values, rating).text, kind="stats", language=t.lang)
 
     async def top(self, ctx: Context) -> None:
         store = self.svc.store
@@ -615,7 +615,7 @@ class Handlers:
             _, prefs = await self._prefs(member)
             named.append((prefs.name or member.split(":", 1)[-1], rating))
         t = ctx.t_user() if ctx.chat.private else ctx.t_group()
-        ctx.answer(render_top(t, named).text, kind="top")
+        ctx.answer(render_top(t, named).text, kind="top", language=t.lang)
 
     # --- settings ---------------------------------------------------------------------------------
 
@@ -659,7 +659,7 @@ class Handlers:
                 self._lobby_message(ctx)
         rules = preset(settings.preset, settings.options or None)
         text = t._("Settings changed.") + note + "\n" + render_rules(t, rules, settings, None).text
-        ctx.answer(text, kind="settings")
+        ctx.answer(text, kind="settings", language=t.lang)
 
     async def lang(self, ctx: Context) -> None:
         args = ctx.command.args
@@ -676,7 +676,11 @@ class Handlers:
         if doc is not None and seat is not None and doc.status != "finished":
             doc.seats[seat].lang = code
             ctx.mark("lang")
-        ctx.reply(translator(code)._("Your language is now {name}.").format(name=LANGUAGE_NAMES[code]))
+        # The user's seats at other tables (a group's, when this is their private chat) follow too.
+        for table_id in sorted(await self.svc.store.tables_for_user(ctx.user.key) - {ctx.table_id}):
+            await self.svc.run(table_id, ctx.command, _seat_language(ctx.user.key, code))
+        done = translator(code)._("Your language is now {name}.").format(name=LANGUAGE_NAMES[code])
+        ctx.reply(done, language=code)
 
     # --- seats ------------------------------------------------------------------------------------
 
@@ -820,6 +824,19 @@ class Handlers:
                 ratings = [DEFAULT_RATING if r is None else r for r in current]
                 for o, rating in zip(people, elo(ratings, totals), strict=True):
                     await store.set_rating(board, o.user, rating)
+
+
+def _seat_language(user_key: str, code: str) -> Handler:
+    """A table step that sets one user's seat language (nothing when they do not sit there)."""
+
+    async def step(ctx: Context) -> None:
+        doc = ctx.doc
+        seat = doc.seat_of(user_key) if doc is not None else None
+        if doc is not None and seat is not None and doc.status != "finished" and doc.seats[seat].lang != code:
+            doc.seats[seat].lang = code
+            ctx.mark("lang")
+
+    return step
 
 
 _CHAT_KEYS = frozenset({"language", "lang", "turn", "turn_seconds", "turn_time", "level", "ai", "ai_level"})

@@ -232,3 +232,15 @@ async def test_play_a_whole_game_with_three_people(harness: Harness) -> None:
     assert stats["games"] == 1
     top = await h.text(ALA, "/top")
     assert top[0].kind == "top" and "Ala" in top[0].text
+
+
+async def test_language_chosen_in_the_private_chat_reaches_the_group_table(harness: Harness) -> None:
+    h = harness
+    await three_humans(h)
+    dm = ChatRef("t", BARTEK.user_id, "", private=True)
+    out = await h.text(BARTEK, "/lang uk", chat=dm)
+    assert out[-1].language == "uk" and not errors(out)
+    _, doc = await h.doc()
+    assert doc is not None and doc.seats[1].lang == "uk"
+    out = await h.text(BARTEK, "/hand")
+    assert out[0].language == "uk" and "Ваші карти" in out[0].text
