@@ -209,9 +209,11 @@ def check_listed_and_unlisted(state: GameState, rnd: random.Random) -> None:
     assert len(legal) > 0, "the seat to act has nothing to do"
     # every listed action is accepted (a sample of large lists)
     picks = list(legal) if len(legal) <= 6 else [legal[0], legal[-1], *(rnd.choice(legal) for _ in range(3))]
+    before = snapshot(state)
     for action in picks:
         assert action in legal
         apply(state, seat, action)
+    assert snapshot(state) == before, "apply changed the state it was given"
     # the lazy list of gives computes its items by index: they must agree with its iteration
     if isinstance(legal, GiveChoices):
         assert list(legal) == [legal[i] for i in range(len(legal))]
