@@ -65,7 +65,7 @@ LEVEL_PARAMS: dict[str, Level] = {
     "random": Level("random", 0.001, 0, 0, 0, 0, 0),
     "easy": Level("easy", 0.002, 0, 0, 0, 0, 0),
     "medium": Level("medium", 0.08, 48, 32, 24, 5, 0),
-    "hard": Level("hard", 0.3, 160, 96, 64, 7, 12, infer_bids=True),
+    "hard": Level("hard", 0.4, 240, 160, 96, 9, 12, infer_bids=True),
 }
 
 
