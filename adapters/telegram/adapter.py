@@ -136,6 +136,7 @@ class TelegramAdapter:
         self._admins: dict[tuple[int, int], tuple[bool, float]] = {}
         self._known: set[int] = set()
         self._ticker: asyncio.Task[None] | None = None
+        self._probe: asyncio.Task[None] | None = None
         self.in_flight = 0
         self.last_update_id = 0
         """The highest update id whose handling finished (tests wait for it)."""
@@ -209,6 +210,10 @@ class TelegramAdapter:
     async def stop(self, timeout: float = 10.0) -> bool:
         """Stop the timer loop and deliver the queued messages (up to `timeout`)."""
         await self.stop_timers()
+        if self._probe is not None:
+            self._probe.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._probe
         if self.health is not None:
             self.health.set_connected(HEALTH_COMPONENT, False, "stopped")
         if self._outbox is None:
@@ -553,6 +558,29 @@ class TelegramAdapter:
         user = UserRef(PLATFORM, str(actor_id or 0), actor_name or "Telegram", is_admin=True)
         self.outbox.mark_lost(chat_id)
         await self.run(Command("end", (), chat, user), Origin(chat, user, system=True))
+
+    # --- connection -------------------------------------------------------------------------------
+
+    def connection_lost(self, exc: TelegramError) -> None:
+        """Long polling failed (PTB's `error_callback`): not ready until Telegram answers again."""
+        log.warning("Telegram unreachable: %s", exc, extra={"event": "disconnected"})
+        if self.health is not None:
+            self.health.set_connected(HEALTH_COMPONENT, False, f"Telegram: {exc}")
+        if self._probe is None or self._probe.done():
+            loop = asyncio.get_running_loop()
+            self._probe = loop.create_task(self._until_connected(), name="telegram-probe")
+
+    async def _until_connected(self, pause: float = 2.0) -> None:
+        while self._app is not None:
+            await asyncio.sleep(pause)
+            try:
+                await self._app.bot.get_me()
+            except TelegramError:
+                continue
+            if self.health is not None:
+                self.health.set_connected(HEALTH_COMPONENT, True)
+            log.info("Telegram reachable again", extra={"event": "connected"})
+            return
 
     # --- timers -----------------------------------------------------------------------------------
 

@@ -120,6 +120,7 @@ class TelegramBot:
                 timeout=int(poll_timeout),
                 allowed_updates=list(ALLOWED_UPDATES),
                 drop_pending_updates=False,
+                error_callback=self.adapter.connection_lost,
             )
         else:
             await updater.start_webhook(

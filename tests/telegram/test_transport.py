@@ -244,3 +244,28 @@ def _png() -> bytes:
         + chunk(b"IDAT", zlib.compress(raw))
         + chunk(b"IEND", b"")
     )
+
+
+async def test_readiness_follows_the_connection_to_telegram(rig: Rig) -> None:
+    health = rig.bot.runtime.health
+    ready, _ = await health.readiness()
+    assert ready
+
+    async def until(want: bool, timeout: float) -> dict[str, str]:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            ready, checks = await health.readiness()
+            if ready == want:
+                return checks
+            assert loop.time() < deadline, checks
+            await asyncio.sleep(0.02)
+
+    rig.fake.faults.fail_next(1, status=502, methods="getUpdates")
+    checks = await until(False, 5)
+    assert "Telegram" in checks["telegram"]
+    await until(True, 10)
+    alice = rig.fake.add_user("Alice")
+    rig.fake.user_starts_bot(alice)
+    await rig.settle()
+    assert rig.fake.bot_messages(alice)  # polling goes on
