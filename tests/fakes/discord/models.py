@@ -223,6 +223,10 @@ class FakeMessage:
     #: For ephemeral messages: the only user who can see the message.
     visible_to: FakeUser | None = None
     history: list[MessageVersion] = field(default_factory=list)
+    #: The ``allowed_mentions`` the message was sent (or last edited) with; None: Discord's default (all).
+    allowed_mentions: JSON | None = None
+    #: Users who got a mention notification: resolved and allowed mentions at creation (edits never ping).
+    notified: list[FakeUser] = field(default_factory=list)
 
     @property
     def ephemeral(self) -> bool:
@@ -276,6 +280,9 @@ class FakeMessage:
                 return b
         raise LookupError(f"no button label={label!r} custom_id={custom_id!r} on message {self.id}")
 
+    def _everyone_allowed(self) -> bool:
+        return self.allowed_mentions is None or "everyone" in (self.allowed_mentions.get("parse") or [])
+
     def mentioned_users(self) -> list[FakeUser]:
         """Users mentioned as ``<@id>`` who can be resolved in the channel (guild members, DM parties)."""
         if self.channel.guild is not None:
@@ -289,6 +296,20 @@ class FakeMessage:
                 found.append(user)
         return found
 
+    def allowed_users(self) -> list[FakeUser]:
+        """The mentioned users ``allowed_mentions`` lets through (what ``mentions`` holds, who is pinged).
+
+        Discord: without ``allowed_mentions`` every mention counts; with it, a user mention counts only if
+        ``parse`` holds ``"users"`` or the user's id is listed in ``users``.
+        """
+        found = self.mentioned_users()
+        allowed = self.allowed_mentions
+        if allowed is None:
+            return found
+        parse = allowed.get("parse") or []
+        listed = {str(u) for u in allowed.get("users") or []}
+        return [u for u in found if "users" in parse or str(u.id) in listed]
+
     def payload(self, *, gateway: bool = False) -> JSON:
         data: JSON = {
             "id": str(self.id),
@@ -298,8 +319,8 @@ class FakeMessage:
             "timestamp": self.timestamp,
             "edited_timestamp": self.edited_timestamp,
             "tts": False,
-            "mention_everyone": "@everyone" in self.content,
-            "mentions": [u.payload() for u in self.mentioned_users()],
+            "mention_everyone": "@everyone" in self.content and self._everyone_allowed(),
+            "mentions": [u.payload() for u in self.allowed_users()],
             "mention_roles": [],
             "attachments": [a.payload() for a in self.attachments],
             "embeds": copy.deepcopy(self.embeds),

@@ -121,7 +121,7 @@ class RestApi:
             response = _json(errors.method_not_allowed().body(), 405)
         response.headers.update(headers)
         response.headers["Via"] = "1.1 google"
-        fake.requests.append(_record(request.method, route, response.status))
+        fake.requests.append(_record(request.method, route, response.status, major))
         return response
 
     # Body parsing -------------------------------------------------------------------------------------
@@ -698,10 +698,10 @@ class RestApi:
         return _no_content()
 
 
-def _record(method: str, route: str, status: int) -> Any:
+def _record(method: str, route: str, status: int, major: str = "") -> Any:
     from .server import RequestRecord
 
-    return RequestRecord(method, route, status, time.monotonic())
+    return RequestRecord(method, route, status, time.monotonic(), major)
 
 
 def build_app(fake: FakeDiscord) -> web.Application:

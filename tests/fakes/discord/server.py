@@ -95,6 +95,8 @@ class RequestRecord:
     route: str
     status: int
     at: float
+    #: The route's major parameters (channel id, guild id, webhook id and token), as rate limits see them.
+    major: str = ""
 
 
 @dataclass
@@ -372,11 +374,15 @@ class FakeDiscord:
         """Everything ``user`` sees in ``channel``: public messages plus their own ephemerals."""
         return [m for m in channel.messages if not m.deleted and (not m.ephemeral or m.visible_to is user)]
 
-    def responses(self, *, status: int | None = None, route: str | None = None) -> list[RequestRecord]:
+    def responses(
+        self, *, status: int | None = None, route: str | None = None, major: str | None = None
+    ) -> list[RequestRecord]:
         return [
             r
             for r in self.requests
-            if (status is None or r.status == status) and (route is None or route in r.route)
+            if (status is None or r.status == status)
+            and (route is None or route in r.route)
+            and (major is None or r.major == major)
         ]
 
     @property
@@ -418,6 +424,9 @@ class FakeDiscord:
             msg.flags &= ~FLAG_EPHEMERAL
         for key, value in (extra or {}).items():
             setattr(msg, key, value)
+        if isinstance(body.get("allowed_mentions"), dict):
+            msg.allowed_mentions = dict(body["allowed_mentions"])
+        msg.notified = [] if msg.ephemeral else msg.allowed_users()
         from .validation import assign_component_ids
 
         assign_component_ids(msg.components)
@@ -434,6 +443,8 @@ class FakeDiscord:
         msg.history.append(msg.snapshot())
         if "content" in body:
             msg.content = str(body.get("content") or "")
+        if isinstance(body.get("allowed_mentions"), dict):
+            msg.allowed_mentions = dict(body["allowed_mentions"])
         if "embeds" in body or "embed" in body:
             msg.embeds = self._embeds(body)
         if "components" in body:

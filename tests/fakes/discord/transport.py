@@ -2,9 +2,10 @@
 
 The fake serves HTTPS with a certificate for discord.com, discord.gg, discordapp.com/net and their
 subdomains, issued by a CA that ``trustme`` creates in memory when the first fake starts (once per test
-process). Nothing secret is committed: the CA and the leaf key exist only in the test process.  ``make_connector`` returns an aiohttp
-connector whose resolver maps exactly those names to the fake's loopback port and refuses every other name,
-and whose socket factory refuses any non-loopback address, so nothing can leak off the machine.
+process). Nothing secret is committed: the CA and the leaf key exist only in the test process.
+``make_connector`` returns an aiohttp connector whose resolver maps exactly those names to the fake's
+loopback port and refuses every other name, and whose socket factory refuses any non-loopback address, so
+nothing can leak off the machine.
 """
 
 from __future__ import annotations

@@ -1,0 +1,477 @@
+"""The world the Discord tests play in, and running the real bot against the fake."""
+
+from __future__ import annotations
+
+import contextlib
+import random
+from collections import Counter
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from fakes.discord import (
+    FakeChannel,
+    FakeDiscord,
+    FakeGuild,
+    FakeInteraction,
+    FakeMessage,
+    FakeUser,
+    connect_client,
+)
+from fakes.discord import permissions as perms
+
+from adapters.discord.client import BotConfig, ThousandBot
+from bot.ai import decide_now
+from bot.commands import decode_payload
+from bot.i18n import translator
+from bot.render import give_order
+from bot.service import Service
+from bot.settings import Settings
+from bot.storage import Store
+from bot.table import TableDoc
+from core.actions import Bid, Blind, Contract, Discard, Give, Pass, Play, TakeTalon
+from core.cards import CARD_NAMES, cards_of
+from core.deal import Phase
+from core.game import GameState
+from core.view import seat_view
+
+__all__ = ["BotConfig"]
+
+FAST = BotConfig(ack_after=1.0, tick_interval=0.05)
+
+SHORT_GAME = (("barrel_at", "60"), ("target", "100"))
+"""Options that end a game after a deal or three (so a whole game fits in a test)."""
+
+SPEEDUP = 10.0
+"""E2E games run Discord's per-channel message limit (5 per 5 s) and the bot's budget 10 times faster;
+`test_budget.py` holds the bot to the real values."""
+
+E2E = BotConfig(ack_after=1.0, tick_interval=0.05, channel_limit=5, channel_window=5.0 / SPEEDUP)
+
+
+def speed_up(fake: FakeDiscord, factor: float = SPEEDUP) -> None:
+    """Scale the fake's per-channel message limits like `E2E` scales the bot's budget."""
+    for route in (
+        "POST /channels/{channel_id}/messages",
+        "PATCH /channels/{channel_id}/messages/{message_id}",
+    ):
+        fake.ratelimits.set_route_limit(route, 5, 5.0 / factor)
+
+
+def settings(**values: Any) -> Settings:
+    """Service settings for tests: no timers unless asked, threads for the computers, no charts."""
+    values.setdefault("turn_seconds", 0)
+    values.setdefault("ai_workers", 0)
+    values.setdefault("charts", False)
+    values.setdefault("default_ai_level", "easy")
+    return Settings(_env_file=None, **values)  # type: ignore[call-arg]
+
+
+@dataclass
+class World:
+    fake: FakeDiscord
+    guild: FakeGuild
+    channel: FakeChannel
+    users: list[FakeUser]
+    admin: FakeUser
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def make_world(
+    fake: FakeDiscord, *, players: int = 4, guild_id: int | None = None, name: str = "Card room"
+) -> World:
+    guild = fake.add_guild(name, guild_id=guild_id)
+    managers = fake.add_role(guild, "Managers", perms.MANAGE_GUILD)
+    names = ["alice", "bob", "carol", "dave", "erin", "frank"][:players]
+    users = [fake.add_user(f"{n}{guild.id % 1000}", global_name=n.title()) for n in names]
+    for user in users:
+        fake.add_member(guild, user)
+    admin = fake.add_user(f"admin{guild.id % 1000}", global_name="Admin")
+    fake.add_member(guild, admin, roles=[managers])
+    channel = fake.add_text_channel(guild, "thousand")
+    return World(fake, guild, channel, users, admin)
+
+
+@contextlib.asynccontextmanager
+async def running_bot(
+    fake: FakeDiscord,
+    store: Store,
+    service_settings: Settings | None = None,
+    *,
+    config: BotConfig = FAST,
+    sync: bool = True,
+    seed: int | None = None,
+    **options: Any,
+) -> AsyncIterator[ThousandBot]:
+    """A bot process: its own service on `store`, connected to the fake (commands synced if asked)."""
+    rng = random.Random(seed) if seed is not None else None
+    service = Service(store, service_settings or settings(), rng=rng)
+    options.setdefault("guild_ready_timeout", 0.05)
+    bot = ThousandBot(service, store, config=config, **options)
+    try:
+        async with connect_client(bot, fake):
+            if sync:
+                await bot.sync_commands()
+            yield bot
+    finally:
+        await service.close()
+
+
+# --- driving games ------------------------------------------------------------------------------------
+
+CODES = {"j": "join", "a": "add_ai", "s": "start", "x": "pass", "b": "bid", "p": "play", "g": "give",
+         "t": "take", "d": "discard", "S": "sell", "B": "blind", "c": "contract", "o": "bomb",
+         "n": "concede", "w": "crawl"}  # fmt: skip
+
+
+def payload_of(custom_id: str) -> tuple[str, tuple[str, ...], int, str] | None:
+    """(command, args, version, table id) of a service button's custom id (`t|<payload>[|n]`)."""
+    if not custom_id.startswith("t|"):
+        return None
+    return decode_payload(custom_id.split("|")[1])
+
+
+def secret_cards(state: GameState) -> set[int]:
+    """Cards nobody but their holder may know now: hands, a talon not shown, piles, laid-down cards,
+    face-down crawl cards. Cards of a talon once shown to everyone are public from then on."""
+    deal = state.deal
+    hidden = 0
+    for hand in deal.hands:
+        hidden |= hand
+    for c in deal.talon:
+        hidden |= 1 << c
+    if deal.piles is not None:
+        for pile in deal.piles:
+            for c in pile:
+                hidden |= 1 << c
+    for c in deal.discard:
+        hidden |= 1 << c
+    if deal.crawl:
+        for c in deal.trick:
+            hidden |= 1 << c
+    if deal.talon_public and deal.piles is None:
+        for c in deal.talon_as_dealt:
+            hidden &= ~(1 << c)
+    return set(cards_of(hidden))
+
+
+def card_texts(card: int, lang: str) -> set[str]:
+    """How a card is written in a message in `lang` (the letters of one language only: the Turkish
+    queen is written K, so checking every language's letters at once would confuse cards)."""
+    return {translator(lang).card(card)}
+
+
+def message_texts(version: Any) -> tuple[str, list[str]]:
+    """(visible text, custom ids) of a message or one of its earlier versions."""
+    parts = [version.content or ""]
+    for embed in version.embeds:
+        parts += [embed.get("title") or "", embed.get("description") or ""]
+        parts += [f"{f.get('name')} {f.get('value')}" for f in embed.get("fields") or []]
+        parts.append((embed.get("footer") or {}).get("text") or "")
+    ids: list[str] = []
+
+    def walk(items: list[dict[str, Any]]) -> None:
+        for item in items:
+            if item.get("label"):
+                parts.append(str(item["label"]))
+            if item.get("custom_id"):
+                ids.append(str(item["custom_id"]))
+            walk(item.get("components") or [])
+
+    walk(version.components)
+    return "\n".join(parts), ids
+
+
+class PrivacyLeak(AssertionError):
+    pass
+
+
+@dataclass
+class Driver:
+    """Plays one table through Discord as its people would: slash commands and buttons only.
+
+    The driver peeks at the store for two things a person knows by looking at the screen (whose turn it
+    is, and what is secret right now), and checks at every step what the issue asks: no secret card in
+    any channel message or version of one, a ping for the player whose turn it is, every interaction
+    answered in time.
+    """
+
+    fake: FakeDiscord
+    channel: FakeChannel
+    players: list[FakeUser]
+    bots: list[ThousandBot]
+    rng: random.Random
+    slash_ratio: float = 0.3
+    level: str = "easy"
+    hands: dict[int, FakeMessage] = field(default_factory=dict)
+    checked: dict[int, int] = field(default_factory=dict)
+    stats: Counter[str] = field(default_factory=Counter)
+    lobby: FakeMessage | None = None
+
+    @property
+    def table_id(self) -> str:
+        return f"discord:{self.channel.id}"
+
+    @property
+    def service(self) -> Service:
+        return self.bots[0].service
+
+    def user(self, user_key: str) -> FakeUser:
+        uid = int(user_key.split(":", 1)[1])
+        return next(u for u in self.players if u.id == uid)
+
+    async def peek(self) -> tuple[int, TableDoc | None, GameState | None]:
+        version, doc = await self.service.load(self.table_id)
+        state = None
+        if doc is not None and doc.game is not None:
+            state = self.service.cache.state(doc.serial, doc.game.spec, doc.game.actions)
+        return version, doc, state
+
+    async def settle(self, it: FakeInteraction | None = None) -> None:
+        """Until the interaction is answered and no bot has work in flight."""
+        if it is not None:
+            await it.response(timeout=6)
+        await self.fake.wait_until(lambda: all(b.idle for b in self.bots), timeout=60)
+        await self.fake.settle()
+
+    # --- the lobby ------------------------------------------------------------------------------------
+
+    async def open(self, preset: str, *, computers: int = 0, options: Sequence[tuple[str, str]] = ()) -> None:
+        creator = self.players[0]
+        it = await self.fake.slash(creator, self.channel, "thousand", "new", preset=preset)
+        self.lobby = await it.original_message()
+        assert not self.lobby.ephemeral and self.lobby.embeds
+        await self.settle(it)
+        for option, value in options:
+            it = await self.fake.slash(
+                creator, self.channel, "thousand", "settings", option=option, value=value
+            )
+            await self.settle(it)
+            assert it.callback is not None
+        for player in self.players[1:]:
+            await self.press_lobby(player, "join")
+        for _ in range(computers):
+            await self.press_lobby(creator, "add_ai")
+        await self.press_lobby(creator, "start")
+        self.check_privacy((await self.peek())[2])
+
+    async def press_lobby(self, user: FakeUser, name: str) -> FakeInteraction:
+        assert self.lobby is not None
+        cid = next(c for c in self.lobby.custom_ids() if (p := payload_of(c)) is not None and p[0] == name)
+        it = await self.fake.press(user, self.lobby, cid)
+        await self.settle(it)
+        return it
+
+    # --- moves ----------------------------------------------------------------------------------------
+
+    async def play(self, max_steps: int = 3000) -> TableDoc:
+        for _ in range(max_steps):
+            if not await self.step():
+                _, doc, _ = await self.peek()
+                assert doc is not None
+                return doc
+        raise AssertionError("the game did not end")
+
+    async def step(self) -> bool:
+        version, doc, state = await self.peek()
+        assert doc is not None
+        if doc.status == "finished":
+            return False
+        assert state is not None and state.to_act is not None and state.to_act >= 0
+        seat = doc.seats[state.to_act]
+        assert seat.user is not None and seat.present, "the service waits for a present human"
+        user = self.user(seat.user)
+        hand = await self.hand_for(user, version)
+        moves = [(cid, p) for cid in hand.custom_ids() if (p := payload_of(cid)) is not None]
+        assert moves, f"{user.username}'s hand shows no move on their turn"
+        it = await self.move(user, hand, moves, state)
+        await self.settle(it)
+        _, doc, state = await self.peek()
+        self.check_privacy(state, doc.settings.language if doc is not None else "en")
+        self.check_ping(user, doc, state)
+        self.stats["steps"] += 1
+        return True
+
+    async def hand_for(self, user: FakeUser, version: int) -> FakeMessage:
+        """The user's hand message at `version`: the one they have open (refreshed by the bot while its
+        token is valid), or a fresh one from the My hand button on the ping or the table message."""
+        current = self.hands.get(user.id)
+        if current is not None and not current.deleted and self.rng.random() < 0.8:
+            versions = {p[2] for c in current.custom_ids() if (p := payload_of(c)) is not None}
+            if versions == {version}:
+                self.stats["hand_reused"] += 1
+                if current.history:
+                    self.stats["hand_refreshed"] += 1
+                return current
+        source = self.ping_for(user) or self.table_message()
+        assert source is not None, "neither a ping nor a table message to press My hand on"
+        hand_id = next(c for c in source.custom_ids() if c.startswith("h|"))
+        it = await self.fake.press(user, source, hand_id)
+        msg = await it.original_message()
+        await self.settle(it)
+        assert msg.ephemeral and msg.visible_to is user
+        self.hands[user.id] = msg
+        self.stats["hand_button"] += 1
+        return msg
+
+    def table_message(self) -> FakeMessage | None:
+        found = [
+            m for m in self.fake.messages(self.channel) if any(c.startswith("h|") for c in m.custom_ids())
+        ]
+        tables = [m for m in found if m.embeds]
+        return tables[-1] if tables else (found[-1] if found else None)
+
+    def ping_for(self, user: FakeUser) -> FakeMessage | None:
+        for m in reversed(self.fake.messages(self.channel)):
+            if m.content.startswith(f"<@{user.id}>") and user in m.notified:
+                return m
+        return None
+
+    async def move(
+        self,
+        user: FakeUser,
+        hand: FakeMessage,
+        moves: list[tuple[str, tuple[str, tuple[str, ...], int, str]]],
+        state: GameState,
+    ) -> FakeInteraction:
+        """Make the move a computer player of `level` would choose, as a person would: a button of the
+        hand, or (for bids, passes and cards, now and then) the slash command with autocomplete."""
+        seat = state.to_act
+        assert seat is not None
+        legal = state.legal_actions(seat)
+        action = decide_now(self.level, seat_view(state, seat), legal, self.rng.getrandbits(32), None)
+        use_slash = self.rng.random() < self.slash_ratio
+        by_args = {(p[0], p[1]): cid for cid, p in moves}
+        if isinstance(action, Pass):
+            if use_slash:
+                return await self.slash(user, "pass")
+            return await self.fake.press(user, hand, by_args[("pass", ())])
+        if isinstance(action, Bid) and state.deal.phase in (Phase.BIDDING, Phase.SALE):
+            cid = by_args.get(("bid", (str(action.value),)))
+            if use_slash or cid is None:
+                offered = await self.autocomplete(user, "bid", "amount", "")
+                assert action.value in offered, (action.value, offered)
+                return await self.slash(user, "bid", amount=action.value)
+            return await self.fake.press(user, hand, cid)
+        if isinstance(action, Play):
+            args = (CARD_NAMES[action.card], "!") if action.declare else (CARD_NAMES[action.card],)
+            if use_slash:
+                offered = await self.autocomplete(user, "play", "card", "")
+                shown = {" ".join(p[1]) for _, p in moves if p[0] == "play"}
+                assert set(offered) == shown, (offered, shown)
+                return await self.slash(user, "play", card=" ".join(args))
+            return await self.fake.press(user, hand, by_args[("play", args)])
+        if isinstance(action, Give | Discard):
+            name = "give" if isinstance(action, Give) else "discard"
+            if isinstance(action, Give):
+                order = give_order(state.deal.active, seat)
+                given = dict(action.cards)
+                cards = [CARD_NAMES[given[s]] for s in order]
+            else:
+                cards = [CARD_NAMES[c] for c in action.cards]
+            # One card at a time: each press shows the hand with the choice so far.
+            for i in range(len(cards)):
+                cid = next(c for c, p in moves if p[0] == name and p[1] == tuple(cards[: i + 1]))
+                it = await self.fake.press(user, hand, cid)
+                if i == len(cards) - 1:
+                    return it
+                await self.settle(it)
+                moves = [(c, p) for c in hand.custom_ids() if (p := payload_of(c)) is not None]
+            raise AssertionError("unreachable")
+        if isinstance(action, TakeTalon):
+            cid = by_args.get(("take", (str(action.pile + 1),))) or by_args.get(("take", ()))
+        elif isinstance(action, Contract | Bid):
+            cid = by_args.get(("contract", (str(action.value),)))
+        else:
+            cid = next((c for c, p in moves if p[0] == type(action).__name__.lower()), None)
+            if isinstance(action, Blind):
+                cid = by_args.get(("blind", ("yes" if action.announce else "no",)))
+        if cid is None:  # the choice is not among the buttons shown (more than 8 values): any legal one
+            cid = moves[0][0]
+            self.stats["fallback"] += 1
+        return await self.fake.press(user, hand, cid)
+
+    async def slash(self, user: FakeUser, name: str, **options: Any) -> FakeInteraction:
+        self.stats["slash"] += 1
+        return await self.fake.slash(user, self.channel, "thousand", name, **options)
+
+    async def autocomplete(self, user: FakeUser, name: str, option: str, typed: str) -> list[Any]:
+        it = await self.fake.autocomplete(
+            user, self.channel, "thousand", name, focused=option, **{option: typed}
+        )
+        await it.response()
+        self.stats["autocomplete"] += 1
+        return [c["value"] for c in it.choices]
+
+    # --- checks ---------------------------------------------------------------------------------------
+
+    def check_privacy(self, state: GameState | None, lang: str = "en") -> None:
+        """No card that is secret now appears in any channel message version not checked yet (written in
+        the table's language `lang`, or as a card code in a button's custom id)."""
+        secret = secret_cards(state) if state is not None and not state.finished else set()
+        for channel in self.channel.guild.channels.values() if self.channel.guild else [self.channel]:
+            for m in channel.messages:
+                if m.ephemeral:
+                    continue
+                versions = [*m.history, m]
+                for version in versions[self.checked.get(m.id, 0) :]:
+                    text, ids = message_texts(version)
+                    for card in secret:
+                        for label in card_texts(card, lang):
+                            if label in text:
+                                raise PrivacyLeak(f"secret card {label} in channel message {m.id}: {text!r}")
+                        code = CARD_NAMES[card]
+                        for cid in ids:
+                            p = payload_of(cid)
+                            if p is not None and code in p[1]:
+                                raise PrivacyLeak(f"secret card {code} in a channel button {cid}")
+                    self.stats["versions_checked"] += 1
+                self.checked[m.id] = len(versions)
+
+    def check_ping(self, actor: FakeUser, doc: TableDoc | None, state: GameState | None) -> None:
+        """The next player to act (a person other than the one who just acted) was pinged, once."""
+        if doc is None or doc.status != "game" or state is None or state.to_act is None or state.to_act < 0:
+            return
+        seat = doc.seats[state.to_act]
+        if seat.user is None or not seat.present:
+            return
+        nxt = self.user(seat.user)
+        if nxt is actor:
+            return
+        ping = self.ping_for(nxt)
+        assert ping is not None, f"{nxt.username} was not pinged for their turn"
+        live_pings = [m for m in self.fake.messages(self.channel) if m.content.startswith("<@")]
+        assert live_pings[-1:] == [ping], "an older ping was left in the channel"
+        self.stats["pings_seen"] += 1
+
+
+def assert_interactions_answered(fake: FakeDiscord, deadline: float = 3.0) -> int:
+    """Every interaction got exactly one acknowledgement, within the deadline, and no error code."""
+    for it in fake.interactions.values():
+        assert it.callback is not None, (
+            f"interaction {it.id} ({it.data.get('name') or it.data.get('custom_id')}) was never answered"
+        )
+        late = it.callback.at - it.created_at
+        assert late < deadline, f"interaction {it.id} answered after {late:.2f}s"
+        assert not it.errors, f"interaction {it.id} got errors {it.error_codes}"
+        if it.original is not None and it.owns_original:
+            assert not it.original.loading, f"interaction {it.id} left a 'thinking' message"
+    return len(fake.interactions)
+
+
+def assert_channel_budget(fake: FakeDiscord, channel: FakeChannel, limit: int, window: float) -> int:
+    """Channel posts and edits by the bot (REST, not interaction callbacks) keep to `limit` per `window`."""
+    sends = sorted(
+        r.at
+        for r in fake.requests
+        if r.major == str(channel.id)
+        and r.status == 200
+        and r.route
+        in ("POST /channels/{channel_id}/messages", "PATCH /channels/{channel_id}/messages/{message_id}")
+    )
+    for i in range(len(sends)):
+        j = i
+        while j < len(sends) and sends[j] - sends[i] < window - 0.05:
+            j += 1
+        assert j - i <= limit, f"{j - i} channel sends within {window}s (limit {limit})"
+    return len(sends)
