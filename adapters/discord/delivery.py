@@ -1,0 +1,555 @@
+"""Sending the neutral messages of one service call to Discord.
+
+Who sees what (the service decides audiences; this module only routes them):
+
+- `Group`: the table's channel. A message with a key is one message, edited in place (its id is kept in
+  the store, so any process edits what another sent); `notify` posts it afresh. Channel sends draw from
+  the shared budget (`budget.ChannelBudget`) and edits of one message coalesce while they wait.
+- `Sender`, and `Private` for the user who caused the call: only ever an ephemeral answer to their
+  interaction (or the update of the ephemeral/DM message they pressed), never the channel.
+- `Private` for anyone else: their hand is refreshed in place (the ephemeral message they last opened,
+  edited with that interaction's token while it is valid, or their DM if they chose DMs). When their turn
+  comes they are pinged once in the channel, with a bare mention and the "My hand" button: the ping
+  holds no text of the service. Other private notes go by DM or as an ephemeral followup; a warning that
+  time runs out, with neither at hand, becomes a bare ping.
+
+So the text of a `Private` or `Sender` message reaches nobody but its user, by construction.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
+
+import discord
+from discord.utils import MISSING
+
+from bot.commands import PayloadError, decode_payload
+from bot.model import Group, Message, Private, UserRef
+from bot.ops.metrics import Metrics
+from bot.storage import StorageError
+
+from . import PLATFORM
+from . import i18n as L
+from .budget import ChannelBudget, LatestOnly
+from .content import Body, build_view, render
+from .layout import Key, hand_id, mode_id
+from .refs import Refs
+from .reply import Reply
+
+__all__ = ["Outbox", "coalesce"]
+
+log = logging.getLogger("thousand.discord.delivery")
+
+PING = "ping"
+_NO_MENTIONS = discord.AllowedMentions.none()
+
+
+def coalesce(messages: Sequence[Message]) -> list[Message]:
+    """One message per (audience, key): the last one, notifying if any of them did."""
+    out: list[Message] = []
+    index: dict[tuple[object, str], int] = {}
+    for m in messages:
+        if m.key is None:
+            out.append(m)
+            continue
+        k = (m.audience, m.key)
+        i = index.get(k)
+        if i is None:
+            index[k] = len(out)
+            out.append(m)
+        else:
+            out[i] = replace(m, notify=m.notify or out[i].notify)
+    return out
+
+
+def _family(key: str) -> str:
+    return key.split(":", 1)[0]
+
+
+def _turn_of(message: Message) -> str | None:
+    """The table version a hand's buttons were drawn for (a turn's identity), None without buttons."""
+    for row in message.buttons:
+        for button in row:
+            try:
+                return str(decode_payload(button.payload)[2])
+            except PayloadError:
+                continue
+    return None
+
+
+def _table_of_key(key: str | None) -> str | None:
+    """`hand:discord:123` -> `discord:123`."""
+    if key is None or not key.startswith("hand:"):
+        return None
+    table = key[len("hand:") :]
+    return table if table.startswith(f"{PLATFORM}:") else None
+
+
+def _channel_of_table(table_id: str) -> int | None:
+    platform, _, chat = table_id.partition(":")
+    if platform != PLATFORM:
+        return None
+    try:
+        return int(chat)
+    except ValueError:
+        return None
+
+
+def _user_id(user: UserRef) -> int | None:
+    if user.platform != PLATFORM:
+        return None
+    try:
+        return int(user.user_id)
+    except ValueError:
+        return None
+
+
+def _error_kind(exc: discord.HTTPException) -> str:
+    if isinstance(exc, discord.Forbidden):
+        return "forbidden"
+    if isinstance(exc, discord.NotFound):
+        return "not_found"
+    if isinstance(exc, discord.DiscordServerError):
+        return "server"
+    if exc.status == 429:
+        return "rate_limited"
+    return "bad_request"
+
+
+@dataclass(slots=True)
+class _Planned:
+    mine: list[Message]
+    group: list[Message]
+    others: list[Message]
+
+
+class Outbox:
+    """Delivers service messages; one per process, shared by all interactions and the timer loop."""
+
+    def __init__(
+        self,
+        client: discord.Client,
+        refs: Refs,
+        budget: ChannelBudget,
+        metrics: Metrics | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.client = client
+        self.refs = refs
+        self.budget = budget
+        self.metrics = metrics
+        self.clock = clock
+        self.latest = LatestOnly()
+
+    # --- entry point --------------------------------------------------------------------------------
+
+    async def deliver(self, messages: Sequence[Message], reply: Reply | None = None) -> None:
+        """Send everything; the interaction (if any) is answered first, channel sends come after."""
+        plan = self._plan(coalesce(messages), reply)
+        if reply is not None:
+            await self._answer(reply, plan)
+        for m in plan.group:
+            await self._guarded(self._to_channel(m))
+        for m in plan.others:
+            await self._guarded(self._to_other(m, reply))
+
+    def _plan(self, messages: list[Message], reply: Reply | None) -> _Planned:
+        plan = _Planned([], [], [])
+        for m in messages:
+            audience = m.audience
+            if isinstance(audience, Group):
+                if audience.chat.platform == PLATFORM and not audience.chat.private:
+                    plan.group.append(m)
+                continue
+            uid = _user_id(audience.user)
+            if uid is None:
+                continue
+            if reply is not None and uid == reply.user_id:
+                plan.mine.append(m)
+            elif isinstance(audience, Private):
+                plan.others.append(m)
+            else:
+                log.warning("a Sender message without its interaction was dropped (kind %s)", m.kind)
+        return plan
+
+    async def _guarded(self, send: Awaitable[None]) -> None:
+        """Run one send; a failure is logged and counted, and never stops the other sends."""
+        try:
+            await send
+        except discord.HTTPException as exc:
+            self._failed(exc)
+        except StorageError:
+            log.warning("storage failed while delivering a message", exc_info=True)
+
+    def _failed(self, exc: discord.HTTPException) -> None:
+        kind = _error_kind(exc)
+        if self.metrics is not None:
+            self.metrics.platform_error(PLATFORM, kind)
+        log.warning("Discord refused a send: %s %s", exc.status, exc.code, extra={"status": exc.status})
+
+    # --- the interaction ----------------------------------------------------------------------------
+
+    async def _answer(self, reply: Reply, plan: _Planned) -> None:
+        """The first answer within the deadline, then the user's other messages as ephemeral followups."""
+        try:
+            await self._update_pressed(reply, plan)
+            for m in list(plan.mine):
+                plan.mine.remove(m)
+                await self._to_invoker(reply, m)
+            if not reply.responded and reply.kind == "command":
+                await self._public_answer(reply, plan)
+        except discord.HTTPException as exc:
+            self._failed(exc)
+        finally:
+            fallback = L.labels(plan.group[0].language if plan.group else "en")._(L.DONE)
+            try:
+                await reply.finish(fallback)
+            except discord.HTTPException as exc:
+                self._failed(exc)
+
+    async def _update_pressed(self, reply: Reply, plan: _Planned) -> None:
+        """A press answered by editing the pressed message itself (one call, no channel send)."""
+        pressed = reply.component_message
+        if pressed is None:
+            return
+        if not pressed.flags.ephemeral and not reply.in_dm:
+            refs = await self.refs.channel(pressed.channel.id)
+            for m in plan.group:
+                if m.key is not None and not m.notify and refs.get(m.key) == str(pressed.id):
+                    plan.group.remove(m)
+                    await reply.update(self._channel_body(m))
+                    return
+            return
+        for m in plan.mine:
+            if m.kind != "hand" or not isinstance(m.audience, Private):
+                continue
+            table_id = _table_of_key(m.key)
+            if reply.in_dm:
+                if m.key is not None:
+                    await self.refs.set_dm(reply.user_id, m.key, pressed.channel.id, pressed.id)
+                plan.mine.remove(m)
+                await reply.update(self._hand_body(m, dm=True))
+                return
+            if table_id is not None and await self.refs.wants_dm(reply.user_id):
+                return  # delivered by DM in `_to_invoker`
+            plan.mine.remove(m)
+            await reply.update(self._hand_body(m, dm=False))
+            if table_id is not None:
+                await self.refs.set_hand(reply.user_id, table_id, reply.token, pressed.id, self.clock())
+            return
+
+    async def _to_invoker(self, reply: Reply, m: Message) -> None:
+        table_id = _table_of_key(m.key)
+        if m.kind == "hand" and isinstance(m.audience, Private) and table_id is not None and not reply.in_dm:
+            if await self.refs.wants_dm(reply.user_id) and await self._dm(reply.user_id, m, reply):
+                if not reply.answered:
+                    await reply.send_ephemeral(Body(content=L.labels(m.language)._(L.DM_SENT)))
+                return
+            message_id = await reply.send_ephemeral(self._hand_body(m, dm=False))
+            if message_id is not None:
+                await self.refs.set_hand(reply.user_id, table_id, reply.token, message_id, self.clock())
+            return
+        body = self._hand_body(m, dm=reply.in_dm) if m.kind == "hand" else render(m)
+        await reply.send_ephemeral(body)
+
+    async def _public_answer(self, reply: Reply, plan: _Planned) -> None:
+        """A command whose only output is a new channel message answers with that message."""
+        for m in plan.group:
+            channel_id = int(m.audience.chat.chat_id) if isinstance(m.audience, Group) else 0
+            interaction_channel = reply.interaction.channel_id
+            if channel_id != interaction_channel:
+                continue
+            if m.key is not None and not m.notify:
+                refs = await self.refs.channel(channel_id)
+                if m.key in refs:
+                    continue
+            plan.group.remove(m)
+            message_id = await reply.send_public(self._channel_body(m))
+            if m.key is not None and message_id is not None:
+                await self._remember(channel_id, m.key, message_id)
+            return
+
+    # --- the channel --------------------------------------------------------------------------------
+
+    def _channel_body(self, m: Message) -> Body:
+        extra: list[Key] = []
+        if m.kind == "table" and isinstance(m.audience, Group):
+            extra.append(Key(L.labels(m.language)._(L.MY_HAND), hand_id(m.audience.chat.key), "primary"))
+        return render(m, extra=extra)
+
+    def _hand_body(self, m: Message, *, dm: bool) -> Body:
+        lab = L.labels(m.language)
+        if _table_of_key(m.key) is None:
+            return render(m)
+        switch = Key(lab._(L.HAND_HERE), mode_id(False)) if dm else Key(lab._(L.HAND_BY_DM), mode_id(True))
+        return render(m, extra=[switch])
+
+    async def _remember(self, channel_id: int, key: str, message_id: int) -> None:
+        """Keep the message id for `key`, forgetting older messages of the same family (old deals)."""
+        refs = await self.refs.channel(channel_id)
+        family = _family(key)
+        for name in refs:
+            if name != key and name != PING and _family(name) == family:
+                await self.refs.forget_channel(channel_id, name)
+        await self.refs.set_channel(channel_id, key, str(message_id))
+
+    async def _to_channel(self, m: Message) -> None:
+        assert isinstance(m.audience, Group)
+        channel_id = int(m.audience.chat.chat_id)
+        body = self._channel_body(m)
+        if m.key is None:
+            if await self.budget.acquire(channel_id):
+                await self._post(channel_id, body)
+            if m.kind == "final":
+                await self._drop_ping(channel_id)
+            return
+        lock_key = (channel_id, m.key)
+        ticket = self.latest.ticket(lock_key)
+        edit_only = not m.notify
+        try:
+            async with self.latest.lock(lock_key):
+                wanted = (lambda: self.latest.is_latest(lock_key, ticket)) if edit_only else (lambda: True)
+                if not await self.budget.acquire(channel_id, wanted):
+                    return
+                existing = (await self.refs.channel(channel_id)).get(m.key)
+                if existing is not None and edit_only and await self._edit(channel_id, int(existing), body):
+                    return
+                message_id = await self._post(channel_id, body)
+                if message_id is not None:
+                    await self._remember(channel_id, m.key, message_id)
+        finally:
+            self.latest.done(lock_key, ticket)
+        if m.kind == "final":
+            await self._drop_ping(channel_id)
+
+    async def _post(
+        self,
+        channel_id: int,
+        body: Body,
+        mentions: discord.AllowedMentions = _NO_MENTIONS,
+    ) -> int | None:
+        channel = self.client.get_partial_messageable(channel_id)
+        try:
+            sent = await channel.send(
+                body.content,
+                embeds=body.embeds or MISSING,
+                files=body.discord_files() or MISSING,
+                view=build_view(body.rows) or MISSING,
+                allowed_mentions=mentions,
+            )
+        except discord.HTTPException as exc:
+            self._failed(exc)
+            return None
+        return sent.id
+
+    async def _edit(self, channel_id: int, message_id: int, body: Body) -> bool:
+        """Edit a channel message; False when it is gone (deleted by someone), so the caller reposts."""
+        message = self.client.get_partial_messageable(channel_id).get_partial_message(message_id)
+        try:
+            await message.edit(
+                content=body.content,
+                embeds=body.embeds,
+                attachments=body.discord_files() or MISSING,
+                view=build_view(body.rows),
+                allowed_mentions=_NO_MENTIONS,
+            )
+        except discord.NotFound:
+            return False
+        except discord.HTTPException as exc:
+            self._failed(exc)
+        return True
+
+    # --- other users --------------------------------------------------------------------------------
+
+    async def _to_other(self, m: Message, reply: Reply | None) -> None:
+        assert isinstance(m.audience, Private)
+        uid = _user_id(m.audience.user)
+        if uid is None:
+            return
+        table_id = _table_of_key(m.key)
+        if m.kind == "hand" and table_id is not None:
+            await self._other_hand(uid, table_id, m, reply)
+            return
+        if await self.refs.wants_dm(uid) and await self._dm(uid, m, None):
+            return
+        table_id = await self._table_of_user(uid)
+        if table_id is None:
+            log.info("a private %s message for a user without a Discord table was dropped", m.kind)
+            return
+        channel_id = _channel_of_table(table_id)
+        hand = await self.refs.hand(uid, table_id)
+        if hand is not None and await self._followup(hand.token, render(m)):
+            return
+        if m.kind == "warning" and channel_id is not None:
+            await self._ping(channel_id, uid, table_id, m.language, L.HURRY, turn=None)
+
+    async def _other_hand(self, uid: int, table_id: str, m: Message, reply: Reply | None) -> None:
+        channel_id = _channel_of_table(table_id)
+        delivered = False
+        if await self.refs.wants_dm(uid):
+            delivered = await self._dm(uid, m, None)
+        if not delivered:
+            ref = await self.refs.hand(uid, table_id)
+            if ref is not None:
+                ok = await self._webhook_edit(ref.token, ref.message_id, self._hand_body(m, dm=False))
+                if not ok:
+                    await self.refs.forget_hand(uid, table_id)
+        turn = _turn_of(m)
+        if m.notify and turn is not None and channel_id is not None and not delivered:
+            await self._ping(channel_id, uid, table_id, m.language, L.YOUR_TURN, turn=turn)
+
+    async def _ping(
+        self, channel_id: int, uid: int, table_id: str, lang: str, text: str, *, turn: str | None
+    ) -> None:
+        """Mention the user in the channel once per turn, with the My hand button; the old ping goes.
+
+        `text` is one of the adapter's own msgids with a `{mention}` field, never service text."""
+        refs = await self.refs.channel(channel_id)
+        old = refs.get(PING)
+        old_id: int | None = None
+        if old is not None:
+            parts = old.split(":")
+            if turn is not None and len(parts) == 3 and parts[1] == str(uid) and parts[2] == turn:
+                return
+            with contextlib.suppress(ValueError):
+                old_id = int(parts[0])
+        lab = L.labels(lang)
+        body = Body(
+            content=lab._(text).format(mention=f"<@{uid}>"),
+            rows=[[Key(lab._(L.MY_HAND), hand_id(table_id), "primary")]],
+        )
+        if not await self.budget.acquire(channel_id):
+            return
+        message_id = await self._post(channel_id, body, discord.AllowedMentions(users=[discord.Object(uid)]))
+        if message_id is not None:
+            await self.refs.set_channel(channel_id, PING, f"{message_id}:{uid}:{turn or '-'}")
+        if old_id is not None:
+            await self._delete(channel_id, old_id)
+
+    async def _drop_ping(self, channel_id: int) -> None:
+        old = (await self.refs.channel(channel_id)).get(PING)
+        if old is None:
+            return
+        await self.refs.forget_channel(channel_id, PING)
+        with contextlib.suppress(ValueError):
+            await self._delete(channel_id, int(old.split(":")[0]))
+
+    async def _delete(self, channel_id: int, message_id: int) -> None:
+        message = self.client.get_partial_messageable(channel_id).get_partial_message(message_id)
+        try:
+            await message.delete()
+        except discord.NotFound:
+            pass
+        except discord.HTTPException as exc:
+            self._failed(exc)
+
+    async def _table_of_user(self, uid: int) -> str | None:
+        tables = sorted(
+            t
+            for t in await self.refs.store.tables_for_user(f"{PLATFORM}:{uid}")
+            if t.startswith(f"{PLATFORM}:")
+        )
+        return tables[0] if len(tables) == 1 else None
+
+    # --- webhooks (interaction tokens) --------------------------------------------------------------
+
+    def _webhook(self, token: str) -> discord.Webhook:
+        """The interaction webhook of `token` (as `Interaction.followup` builds it), usable by any process."""
+        app_id = self.client.application_id
+        if app_id is None:
+            raise RuntimeError("the client has no application id yet")
+        return discord.Webhook.from_state(
+            {"id": app_id, "type": 3, "token": token},
+            self.client._connection,
+        )
+
+    async def _webhook_edit(self, token: str, message_id: int, body: Body) -> bool:
+        try:
+            await self._webhook(token).edit_message(
+                message_id,
+                content=body.content,
+                embeds=body.embeds,
+                view=build_view(body.rows),
+                allowed_mentions=_NO_MENTIONS,
+            )
+        except (discord.NotFound, discord.Forbidden):
+            return False
+        except discord.HTTPException as exc:
+            self._failed(exc)
+            return False
+        return True
+
+    async def _followup(self, token: str, body: Body) -> bool:
+        try:
+            await self._webhook(token).send(
+                body.content or MISSING,
+                embeds=body.embeds or MISSING,
+                view=build_view(body.rows) or MISSING,
+                ephemeral=True,
+                allowed_mentions=_NO_MENTIONS,
+            )
+        except (discord.NotFound, discord.Forbidden):
+            return False
+        except discord.HTTPException as exc:
+            self._failed(exc)
+            return False
+        return True
+
+    # --- direct messages ----------------------------------------------------------------------------
+
+    async def _dm(self, uid: int, m: Message, reply: Reply | None) -> bool:
+        """Send or edit the user's DM for `m`; False (and DMs switched off) when they refuse DMs."""
+        body = self._hand_body(m, dm=True) if m.kind == "hand" else render(m)
+        try:
+            channel = await self.client.create_dm(discord.Object(uid))
+            existing = await self.refs.dm(uid, m.key) if m.key is not None else None
+            if existing is not None and not m.notify:
+                message = channel.get_partial_message(existing[1])
+                try:
+                    await message.edit(
+                        content=body.content,
+                        embeds=body.embeds,
+                        view=build_view(body.rows),
+                        allowed_mentions=_NO_MENTIONS,
+                    )
+                    return True
+                except discord.NotFound:
+                    existing = None
+            sent = await channel.send(
+                body.content,
+                embeds=body.embeds or MISSING,
+                files=body.discord_files() or MISSING,
+                view=build_view(body.rows) or MISSING,
+                allowed_mentions=_NO_MENTIONS,
+            )
+        except discord.Forbidden as exc:
+            if exc.code != 50007:
+                self._failed(exc)
+                return False
+            await self._dms_closed(uid, m, reply)
+            return False
+        if m.key is not None:
+            await self.refs.set_dm(uid, m.key, channel.id, sent.id)
+            if existing is not None:
+                with contextlib.suppress(discord.HTTPException):
+                    await channel.get_partial_message(existing[1]).delete()
+        return True
+
+    async def _dms_closed(self, uid: int, m: Message, reply: Reply | None) -> None:
+        """The user refuses DMs (50007): switch them back to ephemeral hands and tell them how to play."""
+        if self.metrics is not None:
+            self.metrics.platform_error(PLATFORM, "dm_closed")
+        await self.refs.set_wants_dm(uid, False)
+        if reply is not None and reply.user_id == uid:
+            text = L.labels(m.language)._(L.DM_CLOSED).format(mention=f"<@{uid}>")
+            await reply.send_ephemeral(Body(content=text))
+            return
+        table_id = _table_of_key(m.key) or await self._table_of_user(uid)
+        channel_id = _channel_of_table(table_id) if table_id else None
+        if table_id is not None and channel_id is not None:
+            await self._ping(channel_id, uid, table_id, m.language, L.DM_CLOSED, turn=None)

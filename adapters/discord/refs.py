@@ -1,0 +1,140 @@
+"""What the adapter remembers about Discord messages and users, kept in the store so that every process
+(shard) shares it: `Store.get_refs/set_ref/delete_ref`.
+
+Scopes (all under the `discord:` platform prefix):
+
+- `discord:chan:<channel id>`: message key -> id of the channel message sent for it (edited in place);
+  `ping` -> the current turn ping (`<message id>:<user id>:<turn>`).
+- `discord:dm:<user id>`: message key -> `<channel id>:<message id>` of the DM sent for it.
+- `discord:tok:<user id>`: the user's latest interaction token per table, and the ephemeral hand message
+  it can edit (`hand:<table id>` -> JSON). Interaction tokens live 15 minutes.
+- `discord:pref:<user id>`: `dm` = `1` when the user wants their hand by direct message.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
+
+from bot.storage import Store
+
+__all__ = ["TOKEN_LIFETIME", "HandRef", "Refs"]
+
+TOKEN_LIFETIME: Final = 15 * 60.0
+"""How long Discord accepts an interaction token for followups and edits."""
+TOKEN_MARGIN: Final = 60.0
+"""A token this close to expiry is not used any more (an edit could arrive after it expired)."""
+
+
+@dataclass(frozen=True, slots=True)
+class HandRef:
+    """An ephemeral hand message that the interaction token `token` can still edit."""
+
+    token: str
+    message_id: int
+    at: float
+
+    def fresh(self, now: float, lifetime: float) -> bool:
+        return now - self.at < lifetime - min(TOKEN_MARGIN, lifetime / 10)
+
+
+class Refs:
+    """Typed access to the adapter's references in the store."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        channel_ttl: float,
+        pref_ttl: float,
+        token_lifetime: float = TOKEN_LIFETIME,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.store = store
+        self.channel_ttl = channel_ttl
+        self.pref_ttl = pref_ttl
+        self.token_lifetime = token_lifetime
+        self.clock = clock
+
+    # --- channel messages ---------------------------------------------------------------------------
+
+    @staticmethod
+    def channel_scope(channel_id: int) -> str:
+        return f"discord:chan:{channel_id}"
+
+    async def channel(self, channel_id: int) -> dict[str, str]:
+        return await self.store.get_refs(self.channel_scope(channel_id))
+
+    async def set_channel(self, channel_id: int, name: str, value: str) -> None:
+        await self.store.set_ref(self.channel_scope(channel_id), name, value, ttl_seconds=self.channel_ttl)
+
+    async def forget_channel(self, channel_id: int, name: str) -> None:
+        await self.store.delete_ref(self.channel_scope(channel_id), name)
+
+    # --- direct messages ----------------------------------------------------------------------------
+
+    @staticmethod
+    def dm_scope(user_id: int) -> str:
+        return f"discord:dm:{user_id}"
+
+    async def dm(self, user_id: int, key: str) -> tuple[int, int] | None:
+        value = (await self.store.get_refs(self.dm_scope(user_id))).get(key)
+        if value is None:
+            return None
+        channel, _, message = value.partition(":")
+        try:
+            return int(channel), int(message)
+        except ValueError:
+            return None
+
+    async def set_dm(self, user_id: int, key: str, channel_id: int, message_id: int) -> None:
+        await self.store.set_ref(
+            self.dm_scope(user_id), key, f"{channel_id}:{message_id}", ttl_seconds=self.channel_ttl
+        )
+
+    async def forget_dm(self, user_id: int, key: str) -> None:
+        await self.store.delete_ref(self.dm_scope(user_id), key)
+
+    # --- ephemeral hands ----------------------------------------------------------------------------
+
+    @staticmethod
+    def token_scope(user_id: int) -> str:
+        return f"discord:tok:{user_id}"
+
+    async def hand(self, user_id: int, table_id: str) -> HandRef | None:
+        raw = (await self.store.get_refs(self.token_scope(user_id))).get(f"hand:{table_id}")
+        if raw is None:
+            return None
+        try:
+            data = json.loads(raw)
+            ref = HandRef(str(data["t"]), int(data["m"]), float(data["at"]))
+        except (ValueError, KeyError, TypeError):
+            return None
+        return ref if ref.fresh(self.clock(), self.token_lifetime) else None
+
+    async def set_hand(self, user_id: int, table_id: str, token: str, message_id: int, at: float) -> None:
+        value = json.dumps({"t": token, "m": message_id, "at": at}, separators=(",", ":"))
+        await self.store.set_ref(
+            self.token_scope(user_id), f"hand:{table_id}", value, ttl_seconds=self.token_lifetime
+        )
+
+    async def forget_hand(self, user_id: int, table_id: str) -> None:
+        await self.store.delete_ref(self.token_scope(user_id), f"hand:{table_id}")
+
+    # --- preferences --------------------------------------------------------------------------------
+
+    @staticmethod
+    def pref_scope(user_id: int) -> str:
+        return f"discord:pref:{user_id}"
+
+    async def wants_dm(self, user_id: int) -> bool:
+        return (await self.store.get_refs(self.pref_scope(user_id))).get("dm") == "1"
+
+    async def set_wants_dm(self, user_id: int, dm: bool) -> None:
+        if dm:
+            await self.store.set_ref(self.pref_scope(user_id), "dm", "1", ttl_seconds=self.pref_ttl)
+        else:
+            await self.store.delete_ref(self.pref_scope(user_id), "dm")

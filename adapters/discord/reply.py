@@ -1,0 +1,145 @@
+"""One interaction's acknowledgement: the first answer (a message, an update of the pressed message, or a
+deferral) and everything after it (followups, edits of the original).
+
+Discord wants the first answer within 3 seconds and accepts exactly one; afterwards the interaction's
+token allows followups and edits for 15 minutes. `Reply` tracks which of these calls is due, so callers
+just say what they want shown.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Literal
+
+import discord
+from discord.utils import MISSING
+
+from .content import Body, build_view
+
+__all__ = ["Reply"]
+
+Kind = Literal["command", "component"]
+
+
+class Reply:
+    def __init__(self, interaction: discord.Interaction, kind: Kind) -> None:
+        self.interaction = interaction
+        self.kind = kind
+        self.started = time.monotonic()
+        self.thinking = False
+        """A "thinking" deferral is showing: the next followup replaces it."""
+        self.answered = False
+        """Something was shown to the user (beyond an empty deferral)."""
+
+    # --- what the interaction is ------------------------------------------------------------------
+
+    @property
+    def user_id(self) -> int:
+        return self.interaction.user.id
+
+    @property
+    def token(self) -> str:
+        return self.interaction.token
+
+    @property
+    def in_dm(self) -> bool:
+        return self.interaction.guild_id is None
+
+    @property
+    def component_message(self) -> discord.Message | None:
+        return self.interaction.message if self.kind == "component" else None
+
+    @property
+    def on_private_message(self) -> bool:
+        """The pressed button is on an ephemeral message or in a DM (where the bot shows hands)."""
+        msg = self.component_message
+        return msg is not None and (msg.flags.ephemeral or self.in_dm)
+
+    @property
+    def responded(self) -> bool:
+        return self.interaction.response.is_done()
+
+    # --- answering ----------------------------------------------------------------------------------
+
+    async def defer(self) -> None:
+        """Acknowledge now, answer later: a silent deferral for buttons, "thinking" for commands."""
+        if self.responded:
+            return
+        if self.kind == "component":
+            await self.interaction.response.defer()
+        else:
+            await self.interaction.response.defer(ephemeral=True, thinking=True)
+            self.thinking = True
+
+    async def send_ephemeral(self, body: Body) -> int | None:
+        """Show `body` to the user only; returns the message id when Discord gives one."""
+        view = build_view(body.rows)
+        files = body.discord_files()
+        self.answered = True
+        if not self.responded:
+            response = await self.interaction.response.send_message(
+                body.content,
+                embeds=body.embeds or MISSING,
+                files=files or MISSING,
+                view=view or MISSING,
+                ephemeral=True,
+            )
+            return response.message_id
+        self.thinking = False
+        message = await self.interaction.followup.send(
+            body.content or MISSING,
+            embeds=body.embeds or MISSING,
+            files=files or MISSING,
+            view=view or MISSING,
+            ephemeral=True,
+            wait=True,
+        )
+        return message.id
+
+    async def send_public(self, body: Body) -> int | None:
+        """Answer with a message everyone in the channel sees (only as the first answer)."""
+        if self.responded:
+            raise RuntimeError("a public answer must be the first one")
+        self.answered = True
+        response = await self.interaction.response.send_message(
+            body.content,
+            embeds=body.embeds or MISSING,
+            files=body.discord_files() or MISSING,
+            view=build_view(body.rows) or MISSING,
+        )
+        return response.message_id
+
+    async def update(self, body: Body) -> None:
+        """Replace the pressed button's message with `body` (buttons only)."""
+        view = build_view(body.rows)
+        files = body.discord_files()
+        self.answered = True
+        if not self.responded:
+            await self.interaction.response.edit_message(
+                content=body.content,
+                embeds=body.embeds,
+                attachments=files or MISSING,
+                view=view,
+            )
+            return
+        # After a deferred update, the original response is the pressed message.
+        await self.interaction.edit_original_response(
+            content=body.content,
+            embeds=body.embeds,
+            attachments=files or MISSING,
+            view=view,
+        )
+
+    async def finish(self, fallback: str) -> None:
+        """Make sure the interaction was acknowledged and no "thinking" state is left showing."""
+        if not self.responded:
+            if self.kind == "component":
+                await self.interaction.response.defer()
+                return
+            await self.interaction.response.send_message(fallback, ephemeral=True)
+            self.answered = True
+            return
+        if self.thinking:
+            self.thinking = False
+            await self.interaction.followup.send(fallback, ephemeral=True)
+            self.answered = True

@@ -1,0 +1,125 @@
+"""Autocomplete: the bids and cards a user may play right now, and the settings a chat may change.
+
+Autocomplete must answer within 3 seconds and changes nothing, so it reads the table (one load; the
+game state comes from the service's snapshot cache) instead of running a command. Only the asking user's
+own legal moves are offered, and only to them (autocomplete choices are private to the typist).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Final, get_args
+
+from bot.i18n import LANGUAGE_NAMES, LANGUAGES, translator
+from bot.service import Service
+from bot.settings import AI_LEVELS
+from core.actions import Bid, Contract, Play
+from core.cards import CARD_NAMES
+from core.game import GameState
+from core.rules import PRESETS, RuleSet
+
+__all__ = ["Choice", "Suggest", "setting_names", "setting_values"]
+
+MAX_CHOICES: Final = 25
+
+SETTING_KEYS: Final = ("preset", "language", "turn", "level")
+"""The chat settings `set` knows besides the rule options (see `bot.handlers`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    name: str
+    value: str
+
+
+def _matches(current: str, *texts: str) -> bool:
+    wanted = current.strip().lower()
+    return not wanted or any(t.lower().startswith(wanted) for t in texts)
+
+
+class Suggest:
+    def __init__(self, service: Service) -> None:
+        self.service = service
+
+    async def _seat(self, table_id: str, user_key: str) -> tuple[GameState, int, str] | None:
+        _, doc = await self.service.load(table_id)
+        if doc is None or doc.status != "game" or doc.game is None:
+            return None
+        seat = doc.seat_of(user_key)
+        if seat is None:
+            return None
+        state = self.service.cache.state(doc.serial, doc.game.spec, doc.game.actions)
+        if state.finished or state.to_act != seat:
+            return None
+        lang = doc.seats[seat].lang or doc.settings.language
+        return state, seat, lang if lang in LANGUAGES else "en"
+
+    async def cards(self, table_id: str, user_key: str, current: str) -> list[Choice]:
+        """The cards the user may play now: `Q♠` (value `QS`), `Q♠ ★` (value `QS !`) to declare."""
+        found = await self._seat(table_id, user_key)
+        if found is None:
+            return []
+        state, seat, lang = found
+        t = translator(lang)
+        out = []
+        for action in state.legal_actions(seat):
+            if type(action) is not Play:
+                continue
+            label = t.card(action.card) + (" ★" if action.declare else "")
+            value = CARD_NAMES[action.card] + (" !" if action.declare else "")
+            if _matches(current, label, value):
+                out.append(Choice(label, value))
+        return out[:MAX_CHOICES]
+
+    async def bids(self, table_id: str, user_key: str, current: str) -> list[int]:
+        """The bids the user may make now (the contract values in the contract step)."""
+        found = await self._seat(table_id, user_key)
+        if found is None:
+            return []
+        state, seat, _ = found
+        values = [a.value for a in state.legal_actions(seat) if isinstance(a, Bid | Contract)]
+        chosen = [v for v in values if _matches(current, str(v))]
+        if len(chosen) > MAX_CHOICES:
+            chosen = [*chosen[: MAX_CHOICES - 1], chosen[-1]]
+        return chosen
+
+
+def setting_names(current: str) -> list[Choice]:
+    names = [*SETTING_KEYS, *sorted(k for k in RuleSet.model_fields if k != "preset")]
+    return [Choice(n, n) for n in names if _matches(current, n)][:MAX_CHOICES]
+
+
+def setting_values(option: str, current: str) -> list[Choice]:
+    """Values offered for `option`; free text stays possible (autocomplete only suggests)."""
+    option = option.strip().lower()
+    values: list[Choice]
+    if option == "preset":
+        values = [Choice(p, p) for p in PRESETS]
+    elif option in ("language", "lang"):
+        values = [Choice(f"{LANGUAGE_NAMES[c]} ({c})", c) for c in LANGUAGES]
+    elif option in ("level", "ai", "ai_level"):
+        values = [Choice(level, level) for level in AI_LEVELS]
+    elif option in ("turn", "turn_seconds", "turn_time"):
+        values = [Choice(f"{s} s", str(s)) for s in (0, 30, 60, 90, 120, 300)]
+    elif option in RuleSet.model_fields:
+        values = _field_values(option)
+    else:
+        values = []
+    values.append(Choice("default", "default"))
+    typed = current.strip()
+    out = [c for c in values if _matches(typed, c.name, c.value)]
+    if typed and all(c.value != typed for c in out):
+        out.insert(0, Choice(typed[:100], typed[:100]))
+    return out[:MAX_CHOICES]
+
+
+def _field_values(name: str) -> list[Choice]:
+    annotation = RuleSet.model_fields[name].annotation
+    kinds = [annotation, *get_args(annotation)]
+    if bool in kinds:
+        return [Choice("on", "on"), Choice("off", "off")]
+    for kind in kinds:
+        if isinstance(kind, type) and issubclass(kind, Enum):
+            return [Choice(str(m.value), str(m.value)) for m in kind]
+    return []

@@ -1,0 +1,134 @@
+"""The `/thousand` slash command group: one subcommand per thing a player or an admin does.
+
+Descriptions are `locale_str`s translated by `i18n.CommandTranslator` when the tree is synced. Discord
+applies `default_member_permissions` to top-level commands only, so `/thousand settings` is visible to
+everyone and the right to use it (Manage Server, or the table's creator) is checked when it runs: the
+adapter reports Manage Server as `UserRef.is_admin`, the service lets admins and the creator pass.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import discord
+from discord import app_commands
+from discord.app_commands import locale_str
+
+from bot.i18n import LANGUAGE_NAMES, LANGUAGES
+from core.rules import PRESETS
+
+from .i18n import DESCRIPTIONS
+from .interactions import Interactions
+
+__all__ = ["GROUP_NAME", "build_group"]
+
+GROUP_NAME: Final = "thousand"
+MAX_BID: Final = 1000
+
+
+def _d(key: str) -> locale_str:
+    return locale_str(DESCRIPTIONS[key])
+
+
+def _choices(options: list[tuple[str, str]]) -> list[app_commands.Choice[str]]:
+    return [app_commands.Choice(name=name, value=value) for name, value in options]
+
+
+def _to_app(choices: list[object]) -> list[app_commands.Choice[str]]:
+    out = []
+    for c in choices:
+        name, value = getattr(c, "name", None), getattr(c, "value", None)
+        if isinstance(name, str) and isinstance(value, str):
+            out.append(app_commands.Choice(name=name[:100], value=value[:100]))
+    return out
+
+
+def build_group(handlers: Interactions) -> app_commands.Group:
+    """The `/thousand` group, its callbacks bound to `handlers`."""
+    group = app_commands.Group(
+        name=GROUP_NAME,
+        description=_d("thousand"),
+        allowed_contexts=app_commands.AppCommandContext(guild=True, dm_channel=True, private_channel=False),
+        allowed_installs=app_commands.AppInstallationType(guild=True, user=False),
+    )
+
+    def simple(name: str, neutral: str | None = None) -> None:
+        async def callback(interaction: discord.Interaction) -> None:
+            await handlers.slash(interaction, neutral or name)
+
+        group.add_command(app_commands.Command(name=name, description=_d(name), callback=callback))
+
+    @group.command(name="new", description=_d("new"))
+    @app_commands.describe(preset=_d("new.preset"))
+    @app_commands.choices(preset=_choices([(p, p) for p in PRESETS]))
+    async def new(interaction: discord.Interaction, preset: app_commands.Choice[str] | None = None) -> None:
+        await handlers.slash(interaction, "new", (preset.value,) if preset is not None else ())
+
+    for name in ("join", "leave", "start"):
+        simple(name)
+
+    @group.command(name="bid", description=_d("bid"))
+    @app_commands.describe(amount=_d("bid.amount"))
+    async def bid(interaction: discord.Interaction, amount: app_commands.Range[int, 0, MAX_BID]) -> None:
+        await handlers.slash(interaction, "bid", (str(amount),))
+
+    @bid.autocomplete("amount")
+    async def bid_amounts(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[int]]:
+        values = await handlers.bid_choices(interaction, current)
+        return [app_commands.Choice(name=str(v), value=v) for v in values]
+
+    simple("pass")
+
+    @group.command(name="play", description=_d("play"))
+    @app_commands.describe(card=_d("play.card"))
+    async def play(interaction: discord.Interaction, card: app_commands.Range[str, 1, 12]) -> None:
+        await handlers.slash(interaction, "play", tuple(card.split()))
+
+    @play.autocomplete("card")
+    async def play_cards(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return _to_app(list(await handlers.card_choices(interaction, current)))
+
+    @group.command(name="hand", description=_d("hand"))
+    @app_commands.describe(dm=_d("hand.dm"))
+    async def hand(interaction: discord.Interaction, dm: bool | None = None) -> None:
+        await handlers.hand(interaction, dm)
+
+    for name in ("score", "rules"):
+        simple(name)
+
+    @group.command(name="settings", description=_d("settings"))
+    @app_commands.describe(option=_d("settings.option"), value=_d("settings.value"))
+    async def settings(
+        interaction: discord.Interaction,
+        option: app_commands.Range[str, 1, 40] | None = None,
+        value: app_commands.Range[str, 1, 100] | None = None,
+    ) -> None:
+        args = tuple(a for a in (option, *(value.split() if value else ())) if a)
+        await handlers.slash(interaction, "set", args)
+
+    @settings.autocomplete("option")
+    async def setting_option(
+        interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        return _to_app(list(await handlers.option_choices(interaction, current)))
+
+    @settings.autocomplete("value")
+    async def setting_value(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return _to_app(list(await handlers.value_choices(interaction, current)))
+
+    @group.command(name="lang", description=_d("lang"))
+    @app_commands.describe(language=_d("lang.language"))
+    @app_commands.choices(language=_choices([(LANGUAGE_NAMES[c], c) for c in LANGUAGES]))
+    async def lang(
+        interaction: discord.Interaction, language: app_commands.Choice[str] | None = None
+    ) -> None:
+        await handlers.slash(interaction, "lang", (language.value,) if language is not None else ())
+
+    @group.command(name="kick", description=_d("kick"))
+    @app_commands.describe(player=_d("kick.player"))
+    async def kick(interaction: discord.Interaction, player: discord.Member | discord.User) -> None:
+        await handlers.slash(interaction, "kick", (str(player.id),))
+
+    for name in ("end", "export", "stats", "top", "back", "help"):
+        simple(name)
+    return group
