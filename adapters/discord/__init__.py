@@ -6,5 +6,8 @@ The adapter is thin: `handlers` turns interactions into neutral `bot.model.Comma
 `docs/DISCORD.md`.
 """
 
-PLATFORM = "discord"
-"""The platform name in chat and user references (table ids look like `discord:<channel id>`)."""
+PLATFORM = "dc"
+"""The platform in chat and user references: table ids look like `dc:<channel id>`, users `dc:<user id>`."""
+
+NAME = "discord"
+"""The front end's name in metrics, health and logs (`bot.ops`)."""

@@ -22,7 +22,7 @@ from typing import Final
 from bot.ops.metrics import Metrics
 from bot.storage import SendBucket, StorageUnavailable, Store
 
-from . import PLATFORM
+from . import NAME
 
 __all__ = ["ChannelBudget", "LatestOnly"]
 
@@ -75,7 +75,7 @@ class ChannelBudget:
                 return True
             if wait <= 0:
                 if waited and self.metrics is not None:
-                    self.metrics.rate_limited(PLATFORM, time.monotonic() - start)
+                    self.metrics.rate_limited(NAME, time.monotonic() - start)
                 return True
             waited = True
             await self._sleep(min(wait, self.window))

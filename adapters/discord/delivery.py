@@ -32,7 +32,7 @@ from bot.model import Group, Message, Private, UserRef
 from bot.ops.metrics import Metrics
 from bot.storage import StorageError
 
-from . import PLATFORM
+from . import NAME, PLATFORM
 from . import i18n as L
 from .budget import ChannelBudget, LatestOnly
 from .content import Body, build_view, render
@@ -189,7 +189,7 @@ class Outbox:
     def _failed(self, exc: discord.HTTPException) -> None:
         kind = _error_kind(exc)
         if self.metrics is not None:
-            self.metrics.platform_error(PLATFORM, kind)
+            self.metrics.platform_error(NAME, kind)
         log.warning("Discord refused a send: %s %s", exc.status, exc.code, extra={"status": exc.status})
 
     # --- the interaction ----------------------------------------------------------------------------
@@ -543,7 +543,7 @@ class Outbox:
     async def _dms_closed(self, uid: int, m: Message, reply: Reply | None) -> None:
         """The user refuses DMs (50007): switch them back to ephemeral hands and tell them how to play."""
         if self.metrics is not None:
-            self.metrics.platform_error(PLATFORM, "dm_closed")
+            self.metrics.platform_error(NAME, "dm_closed")
         await self.refs.set_wants_dm(uid, False)
         if reply is not None and reply.user_id == uid:
             text = L.labels(m.language)._(L.DM_CLOSED).format(mention=f"<@{uid}>")

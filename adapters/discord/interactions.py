@@ -1,6 +1,7 @@
 """Interactions in, neutral commands to the service, answers out, always within Discord's 3 seconds.
 
-Every slash command and button press runs the same way: build the `Command`, start the service call,
+Every slash command and button press runs the same way, inside `Runtime.update()` (so a stopping process
+finishes it): build the `Command`, start the service call (`Runtime.handle`: counted, timed, logged),
 and if it has not finished after `ack_after` seconds (computer players thinking, a slow store), defer
 (a silent deferral for buttons, "thinking" for commands) so Discord never shows "This interaction
 failed"; then hand the messages to the `Outbox`, which answers the interaction first. An unexpected
@@ -10,8 +11,8 @@ error still answers, with a short apology.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -19,13 +20,11 @@ from typing import TypeVar
 import discord
 
 from bot.commands import from_payload
-from bot.model import ChatRef, Command, Message, Sender, UserRef
+from bot.model import ChatRef, Command, Message, UserRef
 from bot.ops.logs import log_context
-from bot.ops.metrics import Metrics
-from bot.ops.shutdown import GracefulShutdown, ShuttingDown
-from bot.service import Service
+from bot.ops.runtime import Runtime, ShuttingDown
 
-from . import PLATFORM
+from . import NAME, PLATFORM
 from . import i18n as L
 from .content import Body
 from .delivery import Outbox
@@ -72,23 +71,17 @@ class Interactions:
 
     def __init__(
         self,
-        service: Service,
+        runtime: Runtime,
         outbox: Outbox,
         refs: Refs,
         *,
-        metrics: Metrics | None = None,
-        shutdown: GracefulShutdown | None = None,
         timing: Timing | None = None,
     ) -> None:
-        self.service = service
+        self.runtime = runtime
         self.outbox = outbox
         self.refs = refs
-        self.metrics = metrics
-        self.shutdown = shutdown
         self.timing = timing or Timing()
-        self.suggest = Suggest(service)
-        self.active = 0
-        """Interactions being handled right now (answered or not: their sends may still run)."""
+        self.suggest = Suggest(runtime.service)
 
     # --- entry points -------------------------------------------------------------------------------
 
@@ -105,45 +98,47 @@ class Interactions:
         )
 
     async def on_hand(self, interaction: discord.Interaction, table_id: str) -> None:
-        def command() -> Command:
-            chat = chat_of(interaction)
-            # The button names its table; in the table's channel that is the chat's own table.
-            return Command("hand", (), chat, user_of(interaction))
-
-        del table_id  # the channel's table is the one: a table id is per channel
-        await self._run(interaction, "component", command)
+        """My hand: the presser's hand at the table of this channel (the button's table: one per channel)."""
+        del table_id
+        await self._run(
+            interaction, "component", lambda: Command("hand", (), chat_of(interaction), user_of(interaction))
+        )
 
     async def on_mode(self, interaction: discord.Interaction, dm: bool) -> None:
         """Switch hand delivery; switching to DMs sends the hand there at once."""
         lang = L.language_of(interaction.locale) or "en"
-        await self.refs.set_wants_dm(interaction.user.id, dm)
         note = Body(content=L.labels(lang)._(L.DM_ON if dm else L.DM_OFF))
+
+        async def switch(reply: Reply) -> None:
+            await self.refs.set_wants_dm(interaction.user.id, dm)
+            if interaction.guild_id is None:
+                await reply.send_ephemeral(note)
+            else:
+                await reply.update(note)
+
         if not dm or interaction.guild_id is None:
-            reply = Reply(interaction, "component")
-            try:
-                if interaction.guild_id is None:
-                    await reply.send_ephemeral(note)
-                else:
-                    await reply.update(note)
-            finally:
-                await reply.finish(note.content or "")
+            await self._run(interaction, "component", None, before=switch)
             return
-
-        async def answer_first(reply: Reply) -> None:
-            await reply.update(note)
-
         await self._run(
             interaction,
             "component",
             lambda: Command("hand", (), chat_of(interaction), user_of(interaction)),
-            before=answer_first,
+            before=switch,
         )
 
     async def hand(self, interaction: discord.Interaction, dm: bool | None) -> None:
         """`/thousand hand [dm]`: the hand, after switching where it goes when asked to."""
-        if dm is not None:
-            await self.refs.set_wants_dm(interaction.user.id, dm)
-        await self.slash(interaction, "hand")
+
+        async def switch(reply: Reply) -> None:
+            if dm is not None:
+                await self.refs.set_wants_dm(interaction.user.id, dm)
+
+        await self._run(
+            interaction,
+            "command",
+            lambda: Command("hand", (), chat_of(interaction), user_of(interaction)),
+            before=switch,
+        )
 
     # --- autocomplete -------------------------------------------------------------------------------
 
@@ -165,11 +160,11 @@ class Interactions:
     async def _suggest(self, work: Awaitable[list[T]]) -> list[T]:
         try:
             result = await asyncio.wait_for(work, self.timing.suggest_timeout)
+            outcome = "ok"
         except Exception:
             log.warning("autocomplete failed", exc_info=True)
-            result = []
-        if self.metrics is not None:
-            self.metrics.update_handled(PLATFORM, "autocomplete", "ok" if result else "empty")
+            result, outcome = [], "error"
+        self.runtime.metrics.update_handled(NAME, "autocomplete", outcome)
         return result
 
     # --- the common path ----------------------------------------------------------------------------
@@ -178,64 +173,55 @@ class Interactions:
         self,
         interaction: discord.Interaction,
         kind: Kind,
-        make: Callable[[], Command],
+        make: Callable[[], Command] | None,
         *,
-        before: Callable[[Reply], object] | None = None,
+        before: Callable[[Reply], Awaitable[None]] | None = None,
     ) -> None:
+        """One interaction: `before` (answers that need no service call), then the command's service call
+        and its messages. Counted and timed by the runtime (`Runtime.handle`)."""
         reply = Reply(interaction, kind)
-        outcome = "ok"
         lang = L.language_of(interaction.locale) or "en"
-        self.active += 1
+        label = "button" if kind == "component" else "command"
         try:
-            async with self._intake():
-                command = make()
-                with (
-                    self._in_flight(),
-                    log_context(
-                        platform=PLATFORM,
-                        chat_id=command.chat.chat_id,
-                        user_id=command.user.user_id,
-                        shard_id=_shard(interaction),
-                    ),
+            async with self.runtime.update():
+                with log_context(
+                    platform=NAME,
+                    chat_id=str(interaction.channel_id or ""),
+                    user_id=str(interaction.user.id),
+                    shard_id=_shard(interaction),
+                    private=interaction.guild_id is None,
                 ):
                     if before is not None:
-                        first = before(reply)
-                        if asyncio.iscoroutine(first):
-                            await first
-                    messages = await self._call(command, reply)
-                    if any(m.kind == "error" and isinstance(m.audience, Sender) for m in messages):
-                        outcome = "refused"
+                        await before(reply)
+                    if make is None:
+                        self.runtime.metrics.update_handled(NAME, label, "ok")
+                        return
+                    messages = await self._call(make(), reply, label)
                     await self.outbox.deliver(messages, reply)
         except ShuttingDown:
-            outcome = "unavailable"
+            self.runtime.metrics.update_handled(NAME, label, "unavailable")
             await self._apologize(reply, L.labels(lang)._(L.RESTARTING))
         except Exception:
-            outcome = "error"
             log.exception("interaction failed")
+            self.runtime.metrics.update_handled(NAME, label, "error")
             await self._apologize(reply, L.labels(lang)._(L.FAILED))
         finally:
-            self.active -= 1
-            if self.metrics is not None:
-                self.metrics.update_handled(PLATFORM, "button" if kind == "component" else "command", outcome)
+            if not reply.responded:
+                # Never leave an interaction unanswered ("This interaction failed").
+                with contextlib.suppress(discord.HTTPException):
+                    await reply.finish(L.labels(lang)._(L.DONE))
 
-    async def _call(self, command: Command, reply: Reply) -> list[Message]:
+    async def _call(self, command: Command, reply: Reply, label: str) -> list[Message]:
         """The service call, deferring the interaction when it runs past `ack_after`."""
-        start = time.perf_counter()
-        task = asyncio.ensure_future(self.service.handle(command))
+        task = asyncio.ensure_future(self.runtime.handle(command, kind=label))
         try:
             done, _ = await asyncio.wait({task}, timeout=self.timing.ack_after)
             if not done:
                 await reply.defer()
-            messages = await task
+            return await task
         finally:
             if not task.done():
                 task.cancel()
-        if self.metrics is not None:
-            refused = any(m.kind == "error" for m in messages if isinstance(m.audience, Sender))
-            self.metrics.command_handled(
-                command.name, "refused" if refused else "ok", time.perf_counter() - start
-            )
-        return messages
 
     async def _apologize(self, reply: Reply, text: str) -> None:
         try:
@@ -246,45 +232,10 @@ class Interactions:
         except discord.HTTPException:
             log.warning("could not answer an interaction after an error", exc_info=True)
 
-    def _intake(self) -> _Intake:
-        return _Intake(self.shutdown)
-
-    def _in_flight(self) -> _InFlight:
-        return _InFlight(self.metrics)
-
 
 def _shard(interaction: discord.Interaction) -> int | None:
     guild_id = interaction.guild_id
-    client = interaction.client
-    count = client.shard_count
+    count = interaction.client.shard_count
     if guild_id is None or not count:
         return None
     return (guild_id >> 22) % count
-
-
-class _Intake:
-    """`GracefulShutdown.update()` when there is one, else nothing."""
-
-    def __init__(self, shutdown: GracefulShutdown | None) -> None:
-        self._cm = shutdown.update() if shutdown is not None else None
-
-    async def __aenter__(self) -> None:
-        if self._cm is not None:
-            await self._cm.__aenter__()
-
-    async def __aexit__(self, *exc: object) -> None:
-        if self._cm is not None:
-            await self._cm.__aexit__(None, None, None)
-
-
-class _InFlight:
-    def __init__(self, metrics: Metrics | None) -> None:
-        self._metrics = metrics
-
-    def __enter__(self) -> None:
-        if self._metrics is not None:
-            self._metrics.in_flight.inc()
-
-    def __exit__(self, *exc: object) -> None:
-        if self._metrics is not None:
-            self._metrics.in_flight.dec()

@@ -24,6 +24,7 @@ from adapters.discord.client import BotConfig, ThousandBot
 from bot.ai import decide_now
 from bot.commands import decode_payload
 from bot.i18n import translator
+from bot.ops.runtime import Runtime
 from bot.render import give_order
 from bot.service import Service
 from bot.settings import Settings
@@ -37,7 +38,7 @@ from core.view import seat_view
 
 __all__ = ["BotConfig"]
 
-FAST = BotConfig(ack_after=1.0, tick_interval=0.05)
+FAST = BotConfig(ack_after=1.0)
 
 SHORT_GAME = (("barrel_at", "60"), ("target", "100"))
 """Options that end a game after a deal or three (so a whole game fits in a test)."""
@@ -46,7 +47,7 @@ SPEEDUP = 10.0
 """E2E games run Discord's per-channel message limit (5 per 5 s) and the bot's budget 10 times faster;
 `test_budget.py` holds the bot to the real values."""
 
-E2E = BotConfig(ack_after=1.0, tick_interval=0.05, channel_limit=5, channel_window=5.0 / SPEEDUP)
+E2E = BotConfig(ack_after=1.0, channel_limit=5, channel_window=5.0 / SPEEDUP)
 
 
 def speed_up(fake: FakeDiscord, factor: float = SPEEDUP) -> None:
@@ -64,6 +65,7 @@ def settings(**values: Any) -> Settings:
     values.setdefault("ai_workers", 0)
     values.setdefault("charts", False)
     values.setdefault("default_ai_level", "easy")
+    values.setdefault("metrics_port", 0)
     return Settings(_env_file=None, **values)  # type: ignore[call-arg]
 
 
@@ -101,20 +103,33 @@ async def running_bot(
     config: BotConfig = FAST,
     sync: bool = True,
     seed: int | None = None,
+    tick_interval: float = 0.05,
     **options: Any,
 ) -> AsyncIterator[ThousandBot]:
-    """A bot process: its own service on `store`, connected to the fake (commands synced if asked)."""
+    """A bot process on `store` (which it closes when it stops): the ops runtime around its own service,
+    the bot connected to the fake, commands synced if asked, timers running."""
     rng = random.Random(seed) if seed is not None else None
-    service = Service(store, service_settings or settings(), rng=rng)
+
+    def service(st: Store, se: Settings) -> Service:
+        return Service(st, se, rng=rng)
+
+    runtime = Runtime(
+        service_settings or settings(),
+        platform="discord",
+        store=store,
+        service_factory=service,
+        tick_interval=tick_interval,
+    )
     options.setdefault("guild_ready_timeout", 0.05)
-    bot = ThousandBot(service, store, config=config, **options)
+    bot = ThousandBot(runtime, config=config, **options)
     try:
         async with connect_client(bot, fake):
+            await runtime.start(deliver=bot.deliver, signals=False)
             if sync:
                 await bot.sync_commands()
             yield bot
     finally:
-        await service.close()
+        await runtime.stop("test over")
 
 
 # --- driving games ------------------------------------------------------------------------------------
@@ -210,11 +225,11 @@ class Driver:
 
     @property
     def table_id(self) -> str:
-        return f"discord:{self.channel.id}"
+        return f"dc:{self.channel.id}"
 
     @property
     def service(self) -> Service:
-        return self.bots[0].service
+        return self.bots[0].runtime.service
 
     def user(self, user_key: str) -> FakeUser:
         uid = int(user_key.split(":", 1)[1])

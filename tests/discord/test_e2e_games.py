@@ -40,13 +40,10 @@ async def test_whole_game(
 ) -> None:
     speed_up(fake)
     store = RedisStore.from_url(redis_url, prefix=f"e2e{seed}")
-    try:
-        async with running_bot(fake, store, config=E2E, seed=seed) as bot:
-            driver = Driver(fake, world.channel, world.users[:people], [bot], random.Random(seed))
-            await driver.open(preset, computers=computers, options=SHORT_GAME)
-            doc = await driver.play()
-    finally:
-        await store.close()
+    async with running_bot(fake, store, config=E2E, seed=seed) as bot:
+        driver = Driver(fake, world.channel, world.users[:people], [bot], random.Random(seed))
+        await driver.open(preset, computers=computers, options=SHORT_GAME)
+        doc = await driver.play()
     assert doc.status == "finished" and doc.ended == "won"
     assert driver.stats["steps"] >= 10
     finals = [
