@@ -120,5 +120,38 @@ def telegram(
     raise typer.Exit(run(webhook, listen, secret, str(env_file)))
 
 
+@app.command()
+def discord(
+    shards: int | None = typer.Option(
+        None,
+        "--shards",
+        min=1,
+        help="Total shards of the bot (default DISCORD_SHARD_COUNT, else Discord's advice).",
+    ),
+    shard_ids: str | None = typer.Option(
+        None,
+        "--shard-ids",
+        help="Shards this process runs: '0,1' or '0-3' (default DISCORD_SHARD_IDS, else all).",
+    ),
+    sync: bool = typer.Option(
+        False, "--sync", help="Register the /thousand commands with Discord, then exit."
+    ),
+    sync_guild: int | None = typer.Option(
+        None,
+        "--sync-guild",
+        help="Register the commands in this guild only (instant; for testing), then exit.",
+    ),
+    env_file: Path = typer.Option(Path(".env"), help="Read this file too, if it exists."),
+) -> None:
+    """Run the Discord bot (DISCORD_TOKEN; REDIS_URL, else games live in memory). Several processes on one
+    Redis split a large bot with --shards N --shard-ids LIST. Commands are registered only with --sync.
+    """
+    from adapters.discord.main import main as run
+
+    raise typer.Exit(
+        run(shards=shards, shard_ids=shard_ids, sync=sync, sync_guild=sync_guild, env_file=env_file)
+    )
+
+
 def main() -> None:
     app()

@@ -222,6 +222,8 @@ class Driver:
     checked: dict[int, int] = field(default_factory=dict)
     stats: Counter[str] = field(default_factory=Counter)
     lobby: FakeMessage | None = None
+    dm_users: set[int] = field(default_factory=set)
+    """Players who chose to get their hand by DM (they play from their DMs)."""
 
     @property
     def table_id(self) -> str:
@@ -310,6 +312,15 @@ class Driver:
     async def hand_for(self, user: FakeUser, version: int) -> FakeMessage:
         """The user's hand message at `version`: the one they have open (refreshed by the bot while its
         token is valid), or a fresh one from the My hand button on the ping or the table message."""
+        if user.id in self.dm_users:
+            dm = self.dm_hand(user)
+            assert dm is not None, f"{user.username} chose DMs but has no hand there"
+            versions = {p[2] for c in dm.custom_ids() if (p := payload_of(c)) is not None}
+            assert versions == {version}, (
+                f"{user.username}'s DM hand is not current ({versions} != {version})"
+            )
+            self.stats["hand_dm"] += 1
+            return dm
         current = self.hands.get(user.id)
         if current is not None and not current.deleted and self.rng.random() < 0.8:
             versions = {p[2] for c in current.custom_ids() if (p := payload_of(c)) is not None}
@@ -328,6 +339,16 @@ class Driver:
         self.hands[user.id] = msg
         self.stats["hand_button"] += 1
         return msg
+
+    def dm_hand(self, user: FakeUser) -> FakeMessage | None:
+        hands = [m for m in self.fake.dms(user) if any(c.startswith("t|") for c in m.custom_ids())]
+        return hands[-1] if hands else None
+
+    async def choose_dm(self, user: FakeUser) -> None:
+        """The player asks for their hand by DM from now on (`/thousand hand dm:true`)."""
+        it = await self.fake.slash(user, self.channel, "thousand", "hand", dm=True)
+        await self.settle(it)
+        self.dm_users.add(user.id)
 
     def table_message(self) -> FakeMessage | None:
         found = [
@@ -453,6 +474,9 @@ class Driver:
         nxt = self.user(seat.user)
         if nxt is actor:
             return
+        if nxt.id in self.dm_users:
+            assert self.dm_hand(nxt) is not None
+            return
         ping = self.ping_for(nxt)
         assert ping is not None, f"{nxt.username} was not pinged for their turn"
         live_pings = [m for m in self.fake.messages(self.channel) if m.content.startswith("<@")]
@@ -490,3 +514,16 @@ def assert_channel_budget(fake: FakeDiscord, channel: FakeChannel, limit: int, w
             j += 1
         assert j - i <= limit, f"{j - i} channel sends within {window}s (limit {limit})"
     return len(sends)
+
+
+def assert_one_table_message_per_deal(fake: FakeDiscord, channel: FakeChannel) -> int:
+    """Each deal's table is one message, edited in place (whichever process sent or edited it)."""
+    deals: Counter[str] = Counter()
+    for m in fake.messages(channel):
+        if not any(c.startswith("h|") for c in m.custom_ids()) or not m.embeds:
+            continue
+        first = (m.embeds[0].get("description") or "").split("\n", 1)[0]
+        deals[first.split("·")[0].strip()] += 1
+    doubled = [deal for deal, n in deals.items() if n > 1]
+    assert not doubled, f"deals with more than one table message: {doubled}"
+    return len(deals)

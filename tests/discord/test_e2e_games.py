@@ -18,6 +18,7 @@ from dckit import (
     World,
     assert_channel_budget,
     assert_interactions_answered,
+    assert_one_table_message_per_deal,
     running_bot,
     speed_up,
 )
@@ -44,6 +45,9 @@ async def test_whole_game(
         driver = Driver(fake, world.channel, world.users[:people], [bot], random.Random(seed))
         await driver.open(preset, computers=computers, options=SHORT_GAME)
         doc = await driver.play()
+        _, _, state = await driver.peek()
+        assert state is not None
+        deals = len(state.results)
     assert doc.status == "finished" and doc.ended == "won"
     assert driver.stats["steps"] >= 10
     finals = [
@@ -60,4 +64,6 @@ async def test_whole_game(
     assert assert_interactions_answered(fake) > driver.stats["steps"]
     assert assert_channel_budget(fake, world.channel, E2E.channel_limit, E2E.channel_window) > 0
     assert fake.rate_limited_count == 0
+    redeals = sum(r.ending == "redeal" for r in state.results)
+    assert deals - redeals <= assert_one_table_message_per_deal(fake, world.channel) <= deals
     print(dict(driver.stats))
