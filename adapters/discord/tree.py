@@ -127,7 +127,8 @@ def build_group(handlers: Interactions) -> app_commands.Group:
     @group.command(name="kick", description=_d("kick"))
     @app_commands.describe(player=_d("kick.player"))
     async def kick(interaction: discord.Interaction, player: discord.Member | discord.User) -> None:
-        await handlers.slash(interaction, "kick", (str(player.id),))
+        # "@<id>": a bare number would be read as a seat number.
+        await handlers.slash(interaction, "kick", (f"@{player.id}",))
 
     for name in ("end", "export", "stats", "top", "back", "help"):
         simple(name)
