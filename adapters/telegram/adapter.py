@@ -2,8 +2,8 @@
 
 One `TelegramAdapter` per process. `install(app)` adds the handlers to a PTB `Application`, as in PTB's
 own examples (CommandHandler, CallbackQueryHandler, ChatMemberHandler, an error handler); `start()`
-(after the application is initialized) sets the command menu and starts the turn-timer loop; `stop()`
-stops the loop and delivers what is still queued.
+(after the application is initialized) sets the command menu; `deliver()` sends what the runtime's turn
+timers cause; `stop()` delivers what is still queued.
 
 What the adapter decides itself, because only it knows Telegram:
 - Who may take a seat: only people the bot can write to privately (see `reach`). Anyone else pressing
@@ -19,7 +19,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any, Final, Protocol
 
@@ -68,7 +68,7 @@ from bot.ops.metrics import Metrics
 from bot.ops.shutdown import ShuttingDown
 from bot.storage import StorageError, Store
 
-__all__ = ["ALLOWED_UPDATES", "HEALTH_COMPONENT", "Runner", "ServiceRunner", "TelegramAdapter", "Ticker"]
+__all__ = ["ALLOWED_UPDATES", "HEALTH_COMPONENT", "Runner", "TelegramAdapter"]
 
 log = logging.getLogger("thousand.telegram")
 
@@ -89,20 +89,6 @@ class Runner(Protocol):
     async def handle(self, command: Command, *, kind: str = "command") -> list[Message]: ...
 
 
-class ServiceRunner:
-    """A bare service as a `Runner` (tests, benchmarks): no metrics, never shutting down."""
-
-    def __init__(self, service: Any) -> None:
-        self.service = service
-
-    async def handle(self, command: Command, *, kind: str = "command") -> list[Message]:
-        messages: list[Message] = await self.service.handle(command)
-        return messages
-
-
-Ticker = Callable[[float], Awaitable[list[Message]]]
-
-
 Context = ContextTypes.DEFAULT_TYPE
 
 
@@ -115,19 +101,14 @@ class TelegramAdapter:
         clock: Clock | None = None,
         metrics: Metrics | None = None,
         health: Health | None = None,
-        ticker: Ticker | None = None,
-        tick_interval: float = 1.0,
         refs_ttl: float = 365 * 24 * 3600,
     ) -> None:
-        """`ticker`: fire due turn deadlines (`service.tick`) every `tick_interval` seconds from here;
-        leave it out when the process runtime runs the timers and hands their messages to `deliver`."""
+        """The turn timers are the runtime's: it hands what they cause to `deliver`."""
         self.runner = runner
         self.store = store
         self.clock: Clock = clock or SystemClock()
         self.metrics = metrics
         self.health = health
-        self.ticker = ticker
-        self.tick_interval = tick_interval
         self.refs_ttl = refs_ttl
         self.reach = Reach(store, ttl_seconds=refs_ttl)
         self._outbox: Outbox | None = None
@@ -135,7 +116,6 @@ class TelegramAdapter:
         self._app: Application[Any, Any, Any, Any, Any, Any] | None = None
         self._admins: dict[tuple[int, int], tuple[bool, float]] = {}
         self._known: set[int] = set()
-        self._ticker: asyncio.Task[None] | None = None
         self._probe: asyncio.Task[None] | None = None
         self.in_flight = 0
         self.last_update_id = 0
@@ -193,23 +173,13 @@ class TelegramAdapter:
         app.add_error_handler(self._on_error)
 
     async def start(self) -> None:
-        """After `app.initialize()`: the command menu, the timer loop, readiness."""
+        """After `app.initialize()`: the command menu, readiness."""
         await self.set_commands()
-        if self.ticker is not None and self._ticker is None:
-            self._ticker = asyncio.get_running_loop().create_task(self._tick_loop(), name="telegram-ticker")
         if self.health is not None:
             self.health.set_connected(HEALTH_COMPONENT, True)
 
-    async def stop_timers(self) -> None:
-        if self._ticker is not None:
-            self._ticker.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._ticker
-            self._ticker = None
-
     async def stop(self, timeout: float = 10.0) -> bool:
-        """Stop the timer loop and deliver the queued messages (up to `timeout`)."""
-        await self.stop_timers()
+        """Deliver the queued messages (up to `timeout`) and stop."""
         if self._probe is not None:
             self._probe.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -581,24 +551,3 @@ class TelegramAdapter:
                 self.health.set_connected(HEALTH_COMPONENT, True)
             log.info("Telegram reachable again", extra={"event": "connected"})
             return
-
-    # --- timers -----------------------------------------------------------------------------------
-
-    async def tick(self) -> Sequence[Message]:
-        """Fire due turn deadlines once (the loop calls this every `tick_interval`)."""
-        if self.ticker is None:
-            return []
-        messages = await self.ticker(self.clock.now())
-        if messages:
-            await self.deliver(messages)
-        return messages
-
-    async def _tick_loop(self) -> None:
-        while True:
-            try:
-                await self.tick()
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("turn timers failed")
-            await asyncio.sleep(self.tick_interval)
