@@ -116,6 +116,7 @@ class TelegramAdapter:
         self._app: Application[Any, Any, Any, Any, Any, Any] | None = None
         self._admins: dict[tuple[int, int], tuple[bool, float]] = {}
         self._known: set[int] = set()
+        """Users this process saw writing privately (the store says the same; this saves a read)."""
         self._probe: asyncio.Task[None] | None = None
         self.in_flight = 0
         self.last_update_id = 0
@@ -208,6 +209,8 @@ class TelegramAdapter:
     async def run(self, command: Command, origin: Origin | None, *, kind: str = "command") -> list[Message]:
         """Hand one command to the service and route what it answers (nothing when the process is
         stopping: the update is dropped, as a restart would)."""
+        if origin is not None and command.name == "hand":
+            origin.asked = frozenset({"hand"})
         try:
             messages = await self.runner.handle(command, kind=kind)
         except ShuttingDown:
@@ -283,6 +286,8 @@ class TelegramAdapter:
             return
         await self.reach.mark(user_id, True)
         self.outbox.forget_lost(user_id)
+        if len(self._known) > 100_000:
+            self._known.clear()
         self._known.add(user_id)
 
     async def _may_seat(self, user_id: int) -> bool:

@@ -260,3 +260,23 @@ async def test_hand_buttons_carry_the_table(rig: Rig) -> None:
     assert message is not None
     for data in message.callback_data:
         assert decode_payload(data)[3] == table.table_id
+
+
+async def test_every_listed_command_is_understood(rig: Rig) -> None:
+    """The issue's command list, typed in the group by a player: each gets an answer, none is unknown."""
+    chat, people, table = await _three(rig)
+    fake = rig.fake
+    alice = people[0]
+    commands = [
+        "/score", "/rules", "/settings", "/lang", "/stats", "/top", "/help", "/hand", "/export",
+        "/back", "/kick 2", "/bid 500", "/pass", "/play QS", "/lang pl", "/lang en", "/leave", "/end",
+    ]  # fmt: skip
+    for text in commands:
+        seen = len(fake.all_messages(chat)) + len(fake.all_messages(alice))
+        edits = sum(len(m.history) for m in fake.all_messages(alice) + fake.all_messages(chat))
+        await rig.say(chat, alice, text)
+        answers = [*fake.all_messages(chat), *fake.all_messages(alice)]
+        new_edits = sum(len(m.history) for m in answers)
+        assert len(answers) - 1 > seen or new_edits > edits, f"no answer to {text}"
+        assert not any("Unknown command" in m.content for m in answers), text
+    assert (await table.doc()).status == "finished"
