@@ -390,17 +390,15 @@ class Outbox:
 
     async def _other_hand(self, uid: int, table_id: str, m: Message, reply: Reply | None) -> None:
         channel_id = _channel_of_table(table_id)
-        delivered = False
-        if await self.refs.wants_dm(uid):
-            delivered = await self._dm(uid, m, None)
-        if not delivered:
-            ref = await self.refs.hand(uid, table_id)
-            if ref is not None:
-                ok = await self._webhook_edit(ref.token, ref.message_id, self._hand_body(m, dm=False))
-                if not ok:
-                    await self.refs.forget_hand(uid, table_id)
-        turn = _turn_of(m)
-        if m.notify and turn is not None and channel_id is not None and not delivered:
+        turn = _turn_of(m) if m.notify else None
+        if await self.refs.wants_dm(uid) and await self._dm(uid, m, None, turn=turn):
+            return  # a new DM notifies by itself
+        ref = await self.refs.hand(uid, table_id)
+        if ref is not None and not await self._webhook_edit(
+            ref.token, ref.message_id, self._hand_body(m, dm=False)
+        ):
+            await self.refs.forget_hand(uid, table_id)
+        if turn is not None and channel_id is not None:
             await self._ping(channel_id, uid, table_id, m.language, L.YOUR_TURN, turn=turn)
 
     async def _ping(
@@ -502,8 +500,10 @@ class Outbox:
 
     # --- direct messages ----------------------------------------------------------------------------
 
-    async def _dm(self, uid: int, m: Message, reply: Reply | None) -> bool:
-        """Send or edit the user's DM for `m`; False (and DMs switched off) when they refuse DMs."""
+    async def _dm(self, uid: int, m: Message, reply: Reply | None, *, turn: str | None = None) -> bool:
+        """Send or edit the user's DM for `m`; False (and DMs switched off) when they refuse DMs.
+
+        `turn`: the turn `m` announces, so that the note about closed DMs counts as its ping."""
         body = self._hand_body(m, dm=True) if m.kind == "hand" else render(m)
         try:
             channel = await self.client.create_dm(discord.Object(uid))
@@ -531,7 +531,7 @@ class Outbox:
             if exc.code != 50007:
                 self._failed(exc)
                 return False
-            await self._dms_closed(uid, m, reply)
+            await self._dms_closed(uid, m, reply, turn)
             return False
         if m.key is not None:
             await self.refs.set_dm(uid, m.key, channel.id, sent.id)
@@ -540,7 +540,7 @@ class Outbox:
                     await channel.get_partial_message(existing[1]).delete()
         return True
 
-    async def _dms_closed(self, uid: int, m: Message, reply: Reply | None) -> None:
+    async def _dms_closed(self, uid: int, m: Message, reply: Reply | None, turn: str | None) -> None:
         """The user refuses DMs (50007): switch them back to ephemeral hands and tell them how to play."""
         if self.metrics is not None:
             self.metrics.platform_error(NAME, "dm_closed")
@@ -552,4 +552,4 @@ class Outbox:
         table_id = _table_of_key(m.key) or await self._table_of_user(uid)
         channel_id = _channel_of_table(table_id) if table_id else None
         if table_id is not None and channel_id is not None:
-            await self._ping(channel_id, uid, table_id, m.language, L.DM_CLOSED, turn=None)
+            await self._ping(channel_id, uid, table_id, m.language, L.DM_CLOSED, turn=turn)
