@@ -101,8 +101,8 @@ class TelegramBot:
         signals: bool = True,
         timers: bool = True,
     ) -> None:
-        """Connect (getMe), start the runtime (health, timers, signals), the command menu, then take
-        updates: long polling, or the webhook listener."""
+        """Connect (getMe), start the runtime (health, timers, signals), take updates (long polling, or
+        the webhook listener and `setWebhook`), then set the command menu and report ready."""
         app = self.application
         await app.initialize()
         await self.runtime.start(self.adapter.deliver, signals=signals, timers=timers)
@@ -111,7 +111,6 @@ class TelegramBot:
         # Flush hooks run newest first: this one before the runtime's store and service are closed.
         shutdown.on_flush("telegram", self._flush)
         await app.start()
-        await self.adapter.start()
         updater = app.updater
         assert updater is not None
         if webhook is None:
@@ -133,6 +132,8 @@ class TelegramBot:
                 drop_pending_updates=False,
                 max_connections=webhook.max_connections,
             )
+        # Ready (for probes and the load balancer) once updates flow: polling runs or the webhook is set.
+        await self.adapter.start()
         self._started = True
 
     async def _stop_intake(self) -> None:
