@@ -148,9 +148,15 @@ class Handlers:
                 refusal.follow_up = ctx.messages[-1:]
             raise refusal
 
+    def _is_admin(self, ctx: Context) -> bool:
+        """An admin of the table's own chat (as the adapter reports): not of the chat a command came from
+        when that is another one (a private chat's command or button for a group's table)."""
+        return bool(ctx.user.is_admin) and ctx.table_id == ctx.chat.key
+
     def _is_manager(self, ctx: Context) -> bool:
-        """A chat admin (as the adapter reports), the live table's creator, or anyone in their own chat."""
-        if ctx.user.is_admin or ctx.chat.private:
+        """A chat admin (as the adapter reports), the live table's creator, or anyone in their own chat
+        for its own table (a private chat's commands may reach a group's table: that is not their chat)."""
+        if self._is_admin(ctx) or (ctx.chat.private and ctx.table_id == ctx.chat.key):
             return True
         doc = ctx.doc
         return doc is not None and doc.status != "finished" and doc.creator == ctx.user.key
@@ -707,7 +713,7 @@ class Handlers:
             self._lobby_message(ctx)
             return
         voter = doc.seat_of(ctx.user.key)
-        if not ctx.user.is_admin:
+        if not self._is_admin(ctx):
             if voter is None or not doc.seats[voter].human:
                 raise Refusal("not_seated")
             if voter == target:
