@@ -134,7 +134,9 @@ class Service:
         private chat's own table; game commands go to the one live table the sender sits at.
         """
         if command.table_id is not None:
-            if not command.chat.private and command.table_id != command.chat.key:
+            # A private chat's buttons may name a group's table, except for commands about the chat itself.
+            own = not command.chat.private or command.name in _OWN_CHAT_COMMANDS
+            if own and command.table_id != command.chat.key:
                 raise Refusal("other_table")
             return command.table_id
         if not command.chat.private or command.name in _OWN_CHAT_COMMANDS:
