@@ -39,6 +39,17 @@ def _free_port() -> int:
         return port
 
 
+async def _to_mid_deal(table: Table) -> int:
+    """Play until a deal is in its play phase with a trick taken; the deal's number."""
+    for _ in range(200):
+        _, state = await table.state()
+        assert state is not None
+        if state.deal.phase == Phase.PLAY and state.deal.tricks >= 1:
+            return state.deal.number
+        await table.move()
+    raise AssertionError("no deal reached its play phase")
+
+
 async def _actions(table: Table) -> list[str]:
     doc = await table.doc()
     assert doc.game is not None
@@ -50,11 +61,9 @@ async def test_a_restarted_process_goes_on_with_the_game(rig: Rig) -> None:
     people = [fake.add_user(n) for n in ("Alice", "Bob", "Carol")]
     chat = rig.group("Cards", people)
     table = await seat_everyone(rig, chat, people)
-    for _ in range(9):
-        await table.move()
-    _, state = await table.state()
-    assert state is not None and state.deal.number == 0 and not state.results  # mid-deal
-    tables_before = [m.message_id for m in fake.bot_messages(chat) if m.content.startswith("Deal 1 ·")]
+    deal = await _to_mid_deal(table)
+    heading = f"Deal {deal + 1} ·"
+    tables_before = [m.message_id for m in fake.bot_messages(chat) if m.content.startswith(heading)]
     await rig.stop()
     await rig.start()
     for _ in range(6):
@@ -214,10 +223,7 @@ async def test_thousand_telegram_killed_mid_deal_and_started_again(
         async with _bot_process(env, log) as first:
             await _ready(port, first)
             table = await seat_everyone(rig, chat, people)
-            for _ in range(10):
-                await table.move()
-            _, state = await table.state()
-            assert state is not None and not state.results and state.deal.phase == Phase.PLAY
+            await _to_mid_deal(table)
             os.kill(first.pid, signal.SIGKILL)
             await first.wait()
         async with _bot_process(env, log) as second:
