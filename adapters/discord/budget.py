@@ -28,6 +28,10 @@ __all__ = ["ChannelBudget", "LatestOnly"]
 
 CHANNEL_LIMIT: Final = 5
 CHANNEL_WINDOW: Final = 5.0
+MARGIN: Final = 0.1
+"""The budget's windows are this much longer than Discord's: Discord counts its window from when the first
+request of a burst reached it, the budget from when the first was allowed to leave, and the two differ by
+network time; without a margin, the last send of a window can arrive a moment early and meet a 429."""
 GLOBAL_LIMIT: Final = 40
 GLOBAL_WINDOW: Final = 1.0
 """Discord's global limit is 50 requests per second per bot; the rest is left for interaction calls."""
@@ -51,11 +55,12 @@ class ChannelBudget:
         self.metrics = metrics
         self.limit = limit
         self.window = window
-        self._global = SendBucket("discord:global", global_limit, global_window)
+        self._global = SendBucket("discord:global", global_limit, global_window * (1 + MARGIN))
         self._sleep = sleep
 
     def buckets(self, channel_id: int) -> list[SendBucket]:
-        return [SendBucket(f"discord:chan:{channel_id}", self.limit, self.window), self._global]
+        window = self.window * (1 + MARGIN)
+        return [SendBucket(f"discord:chan:{channel_id}", self.limit, window), self._global]
 
     async def acquire(self, channel_id: int, still_wanted: Callable[[], bool] = lambda: True) -> bool:
         """Wait for a send slot; False (nothing taken) when `still_wanted()` turns false while waiting.

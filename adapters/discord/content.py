@@ -63,7 +63,7 @@ def split_text(text: str, limit: int) -> list[str]:
     """Pieces of at most `limit` characters, cut at line ends where possible."""
     pieces: list[str] = []
     while len(text) > limit:
-        cut = text.rfind("\n", 0, limit)
+        cut = text.rfind("\n", 0, limit + 1)
         if cut <= 0:
             cut = limit
         pieces.append(text[:cut])
