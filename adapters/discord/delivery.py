@@ -108,6 +108,18 @@ def _user_id(user: UserRef) -> int | None:
         return None
 
 
+def _is_hand_message(message: discord.Message) -> bool:
+    """A hand: an ephemeral message, or one with the hand-delivery switch (a hand in a DM)."""
+    if message.flags.ephemeral:
+        return True
+    for row in message.components:
+        for child in getattr(row, "children", ()):
+            custom_id = getattr(child, "custom_id", None)
+            if isinstance(custom_id, str) and custom_id.startswith("m|"):
+                return True
+    return False
+
+
 def _error_kind(exc: discord.HTTPException) -> str:
     if isinstance(exc, discord.Forbidden):
         return "forbidden"
@@ -163,7 +175,7 @@ class Outbox:
         for m in messages:
             audience = m.audience
             if isinstance(audience, Group):
-                if audience.chat.platform == PLATFORM and not audience.chat.private:
+                if audience.chat.platform == PLATFORM:
                     plan.group.append(m)
                 continue
             uid = _user_id(audience.user)
@@ -217,7 +229,7 @@ class Outbox:
         pressed = reply.component_message
         if pressed is None:
             return
-        if not pressed.flags.ephemeral and not reply.in_dm:
+        if not _is_hand_message(pressed):
             refs = await self.refs.channel(pressed.channel.id)
             for m in plan.group:
                 if m.key is not None and not m.notify and refs.get(m.key) == str(pressed.id):

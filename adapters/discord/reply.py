@@ -50,12 +50,6 @@ class Reply:
         return self.interaction.message if self.kind == "component" else None
 
     @property
-    def on_private_message(self) -> bool:
-        """The pressed button is on an ephemeral message or in a DM (where the bot shows hands)."""
-        msg = self.component_message
-        return msg is not None and (msg.flags.ephemeral or self.in_dm)
-
-    @property
     def responded(self) -> bool:
         return self.interaction.response.is_done()
 

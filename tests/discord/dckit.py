@@ -298,6 +298,7 @@ class Driver:
         seat = doc.seats[state.to_act]
         assert seat.user is not None and seat.present, "the service waits for a present human"
         user = self.user(seat.user)
+        pings_before = self.pings_sent()
         hand = await self.hand_for(user, version)
         moves = [(cid, p) for cid in hand.custom_ids() if (p := payload_of(cid)) is not None]
         assert moves, f"{user.username}'s hand shows no move on their turn"
@@ -306,6 +307,7 @@ class Driver:
         _, doc, state = await self.peek()
         self.check_privacy(state, doc.settings.language if doc is not None else "en")
         self.check_ping(user, doc, state)
+        assert self.pings_sent() - pings_before <= 1, "one move pinged twice"
         self.stats["steps"] += 1
         return True
 
@@ -349,6 +351,10 @@ class Driver:
         it = await self.fake.slash(user, self.channel, "thousand", "hand", dm=True)
         await self.settle(it)
         self.dm_users.add(user.id)
+
+    def pings_sent(self) -> int:
+        """Pings ever posted in the channel (deleted ones included)."""
+        return sum(1 for m in self.channel.messages if not m.ephemeral and m.content.startswith("<@"))
 
     def table_message(self) -> FakeMessage | None:
         found = [

@@ -80,3 +80,22 @@ async def test_closed_dms_fall_back_to_the_button(fake: FakeDiscord, world: Worl
         assert told_in_channel and bob in told_in_channel[-1].notified
         assert f"h|dc:{world.channel.id}" in told_in_channel[-1].custom_ids()
         assert fake.dms(bob) == []
+
+
+async def test_a_table_in_the_dm_with_the_bot(fake: FakeDiscord, world: World) -> None:
+    """The service allows a table in a private chat (against computers): the DM is then its channel."""
+    alice = world.users[0]
+    dm = fake.dm_channel(alice)
+    async with running_bot(fake, MemoryStore(), config=E2E, seed=9) as bot:
+        opened = await fake.slash(alice, dm, "thousand", "new")
+        lobby = await opened.original_message()
+        await fake.wait_until(lambda: bot.idle)
+        assert not lobby.ephemeral and lobby.channel is dm
+        for name in ("add_ai", "add_ai", "start"):
+            cid = next(c for c in lobby.custom_ids() if (p := payload_of(c)) is not None and p[0] == name)
+            it = await fake.press(alice, lobby, cid)
+            await it.response()
+            await fake.wait_until(lambda: bot.idle)
+        tables = [m for m in fake.dms(alice) if any(c.startswith("h|") for c in m.custom_ids())]
+        assert tables and tables[-1].embeds
+        assert any(m.embeds and "Your hand" in m.embeds[0]["description"] for m in dm.messages)

@@ -20,6 +20,7 @@ from dckit import (
     assert_interactions_answered,
     assert_one_table_message_per_deal,
     running_bot,
+    settings,
     speed_up,
 )
 from fakes.discord import FakeDiscord
@@ -28,20 +29,27 @@ from bot.storage import RedisStore
 
 
 @pytest.mark.parametrize(
-    ("preset", "people", "computers", "seed"),
+    ("preset", "people", "computers", "seed", "charts"),
     [
-        pytest.param("polish", 3, 0, 11, id="polish-3-people"),
-        pytest.param("russian", 2, 2, 12, id="russian-2-people-2-computers"),
-        pytest.param("estonian", 2, 0, 13, id="estonian-2-people"),
-        pytest.param("polish", 3, 1, 14, id="polish-3-people-1-computer"),
+        pytest.param("polish", 3, 0, 11, False, id="polish-3-people"),
+        pytest.param("russian", 2, 2, 12, True, id="russian-2-people-2-computers-chart"),
+        pytest.param("estonian", 2, 0, 13, False, id="estonian-2-people"),
+        pytest.param("polish", 3, 1, 14, False, id="polish-3-people-1-computer"),
     ],
 )
 async def test_whole_game(
-    fake: FakeDiscord, world: World, redis_url: str, preset: str, people: int, computers: int, seed: int
+    fake: FakeDiscord,
+    world: World,
+    redis_url: str,
+    preset: str,
+    people: int,
+    computers: int,
+    seed: int,
+    charts: bool,
 ) -> None:
     speed_up(fake)
     store = RedisStore.from_url(redis_url, prefix=f"e2e{seed}")
-    async with running_bot(fake, store, config=E2E, seed=seed) as bot:
+    async with running_bot(fake, store, settings(charts=charts), config=E2E, seed=seed) as bot:
         driver = Driver(fake, world.channel, world.users[:people], [bot], random.Random(seed))
         await driver.open(preset, computers=computers, options=SHORT_GAME)
         doc = await driver.play()
@@ -54,6 +62,14 @@ async def test_whole_game(
         m for m in fake.messages(world.channel) if m.embeds and "Score sheet" in m.embeds[0]["description"]
     ]
     assert len(finals) == 1 and "Winner" in finals[0].embeds[0]["description"]
+    if charts:  # the score chart image, attached to the final score sheet
+        [chart] = finals[0].attachments
+        assert chart.filename == "chart.png" and chart.data.startswith(b"\x89PNG")
+        assert finals[0].embeds[-1]["image"]["url"] == "attachment://chart.png"
+    results = [
+        m for m in fake.messages(world.channel) if m.embeds and ": result**" in m.embeds[0]["description"]
+    ]
+    assert len(results) == deals  # each deal's result is a message of its own
     assert not [m for m in fake.messages(world.channel) if m.content.startswith("<@")], (
         "a ping outlived the game"
     )
