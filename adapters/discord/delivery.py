@@ -18,6 +18,7 @@ So the text of a `Private` or `Sender` message reaches nobody but its user, by c
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import time
@@ -38,13 +39,15 @@ from .budget import ChannelBudget, LatestOnly
 from .content import Body, build_view, render
 from .layout import Key, hand_id, mode_id
 from .refs import Refs
-from .reply import Reply
+from .reply import AlreadyAnswered, Reply
 
 __all__ = ["Outbox", "coalesce"]
 
 log = logging.getLogger("thousand.discord.delivery")
 
 PING = "ping"
+ANSWER_BY = 2.0
+"""Seconds after an interaction arrived beyond which it is deferred before being answered."""
 _NO_MENTIONS = discord.AllowedMentions.none()
 
 
@@ -207,7 +210,12 @@ class Outbox:
     # --- the interaction ----------------------------------------------------------------------------
 
     async def _answer(self, reply: Reply, plan: _Planned) -> None:
-        """The first answer within the deadline, then the user's other messages as ephemeral followups."""
+        """The first answer within the deadline, then the user's other messages as ephemeral followups.
+
+        A service call that finished just before the deferral point leaves little of the 3 seconds: if the
+        first answer is not out `ANSWER_BY` seconds after the interaction arrived (a slow store lookup
+        below), a watchdog defers it, and the answer follows."""
+        watchdog = asyncio.create_task(reply.defer_by(ANSWER_BY))
         try:
             await self._update_pressed(reply, plan)
             for m in list(plan.mine):
@@ -217,7 +225,10 @@ class Outbox:
                 await self._public_answer(reply, plan)
         except discord.HTTPException as exc:
             self._failed(exc)
+        except StorageError:
+            log.warning("storage failed while answering an interaction", exc_info=True)
         finally:
+            watchdog.cancel()
             fallback = L.labels(plan.group[0].language if plan.group else "en")._(L.DONE)
             try:
                 await reply.finish(fallback)
@@ -280,8 +291,11 @@ class Outbox:
                 refs = await self.refs.channel(channel_id)
                 if m.key in refs:
                     continue
+            try:
+                message_id = await reply.send_public(self._channel_body(m))
+            except AlreadyAnswered:
+                return  # deferred meanwhile: the message goes to the channel like the others
             plan.group.remove(m)
-            message_id = await reply.send_public(self._channel_body(m))
             if m.key is not None and message_id is not None:
                 await self._remember(channel_id, m.key, message_id)
             return

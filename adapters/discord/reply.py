@@ -3,11 +3,14 @@ deferral) and everything after it (followups, edits of the original).
 
 Discord wants the first answer within 3 seconds and accepts exactly one; afterwards the interaction's
 token allows followups and edits for 15 minutes. `Reply` tracks which of these calls is due, so callers
-just say what they want shown.
+just say what they want shown. Its calls are serialized, so a deferral by a watchdog (`defer_by`) and an
+answer never both try to be the first.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import time
 from typing import Literal
 
@@ -16,9 +19,13 @@ from discord.utils import MISSING
 
 from .content import Body, build_view
 
-__all__ = ["Reply"]
+__all__ = ["AlreadyAnswered", "Reply"]
 
 Kind = Literal["command", "component"]
+
+
+class AlreadyAnswered(Exception):
+    """A public answer was asked for after the interaction had been answered (or deferred)."""
 
 
 class Reply:
@@ -30,6 +37,7 @@ class Reply:
         """A "thinking" deferral is showing: the next followup replaces it."""
         self.answered = False
         """Something was shown to the user (beyond an empty deferral)."""
+        self._lock = asyncio.Lock()
 
     # --- what the interaction is ------------------------------------------------------------------
 
@@ -57,6 +65,10 @@ class Reply:
 
     async def defer(self) -> None:
         """Acknowledge now, answer later: a silent deferral for buttons, "thinking" for commands."""
+        async with self._lock:
+            await self._defer()
+
+    async def _defer(self) -> None:
         if self.responded:
             return
         if self.kind == "component":
@@ -65,75 +77,85 @@ class Reply:
             await self.interaction.response.defer(ephemeral=True, thinking=True)
             self.thinking = True
 
+    async def defer_by(self, seconds: float) -> None:
+        """Defer when `seconds` after the interaction arrived it is still unanswered (a watchdog task)."""
+        await asyncio.sleep(max(0.0, seconds - (time.monotonic() - self.started)))
+        with contextlib.suppress(discord.HTTPException):
+            await self.defer()
+
     async def send_ephemeral(self, body: Body) -> int | None:
         """Show `body` to the user only; returns the message id when Discord gives one."""
-        view = build_view(body.rows)
-        files = body.discord_files()
-        self.answered = True
-        if not self.responded:
-            response = await self.interaction.response.send_message(
-                body.content,
+        async with self._lock:
+            view = build_view(body.rows)
+            files = body.discord_files()
+            self.answered = True
+            if not self.responded:
+                response = await self.interaction.response.send_message(
+                    body.content,
+                    embeds=body.embeds or MISSING,
+                    files=files or MISSING,
+                    view=view or MISSING,
+                    ephemeral=True,
+                )
+                return response.message_id
+            self.thinking = False
+            message = await self.interaction.followup.send(
+                body.content or MISSING,
                 embeds=body.embeds or MISSING,
                 files=files or MISSING,
                 view=view or MISSING,
                 ephemeral=True,
+                wait=True,
             )
-            return response.message_id
-        self.thinking = False
-        message = await self.interaction.followup.send(
-            body.content or MISSING,
-            embeds=body.embeds or MISSING,
-            files=files or MISSING,
-            view=view or MISSING,
-            ephemeral=True,
-            wait=True,
-        )
-        return message.id
+            return message.id
 
     async def send_public(self, body: Body) -> int | None:
-        """Answer with a message everyone in the channel sees (only as the first answer)."""
-        if self.responded:
-            raise RuntimeError("a public answer must be the first one")
-        self.answered = True
-        response = await self.interaction.response.send_message(
-            body.content,
-            embeds=body.embeds or MISSING,
-            files=body.discord_files() or MISSING,
-            view=build_view(body.rows) or MISSING,
-        )
-        return response.message_id
+        """Answer with a message everyone in the channel sees; only as the first answer."""
+        async with self._lock:
+            if self.responded:
+                raise AlreadyAnswered
+            self.answered = True
+            response = await self.interaction.response.send_message(
+                body.content,
+                embeds=body.embeds or MISSING,
+                files=body.discord_files() or MISSING,
+                view=build_view(body.rows) or MISSING,
+            )
+            return response.message_id
 
     async def update(self, body: Body) -> None:
         """Replace the pressed button's message with `body` (buttons only)."""
-        view = build_view(body.rows)
-        files = body.discord_files()
-        self.answered = True
-        if not self.responded:
-            await self.interaction.response.edit_message(
+        async with self._lock:
+            view = build_view(body.rows)
+            files = body.discord_files()
+            self.answered = True
+            if not self.responded:
+                await self.interaction.response.edit_message(
+                    content=body.content,
+                    embeds=body.embeds,
+                    attachments=files or MISSING,
+                    view=view,
+                )
+                return
+            # After a deferred update, the original response is the pressed message.
+            await self.interaction.edit_original_response(
                 content=body.content,
                 embeds=body.embeds,
                 attachments=files or MISSING,
                 view=view,
             )
-            return
-        # After a deferred update, the original response is the pressed message.
-        await self.interaction.edit_original_response(
-            content=body.content,
-            embeds=body.embeds,
-            attachments=files or MISSING,
-            view=view,
-        )
 
     async def finish(self, fallback: str) -> None:
         """Make sure the interaction was acknowledged and no "thinking" state is left showing."""
-        if not self.responded:
-            if self.kind == "component":
-                await self.interaction.response.defer()
+        async with self._lock:
+            if not self.responded:
+                if self.kind == "component":
+                    await self.interaction.response.defer()
+                    return
+                await self.interaction.response.send_message(fallback, ephemeral=True)
+                self.answered = True
                 return
-            await self.interaction.response.send_message(fallback, ephemeral=True)
-            self.answered = True
-            return
-        if self.thinking:
-            self.thinking = False
-            await self.interaction.followup.send(fallback, ephemeral=True)
-            self.answered = True
+            if self.thinking:
+                self.thinking = False
+                await self.interaction.followup.send(fallback, ephemeral=True)
+                self.answered = True

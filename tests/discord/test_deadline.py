@@ -73,3 +73,26 @@ async def test_errors_and_stopping_still_answer(fake: FakeDiscord, world: World)
         answer = await refused.original_message()
         assert answer.ephemeral and answer.content == labels("en")._(RESTARTING)
     assert assert_interactions_answered(fake) == 2
+
+
+async def test_a_slow_store_after_the_service_call_is_deferred_too(fake: FakeDiscord, world: World) -> None:
+    """The service answered fast, but the lookup of the pressed message's reference hangs: a watchdog
+    defers before the 3 s are up, and the lobby is still updated."""
+    alice, bob = world.users[:2]
+    async with running_bot(fake, MemoryStore()) as bot:
+        opened = await fake.slash(alice, world.channel, "thousand", "new")
+        lobby = await opened.original_message()
+        await fake.wait_until(lambda: bot.idle)
+        channel_refs = bot.refs.channel
+
+        async def slow_refs(channel_id: int) -> dict[str, str]:
+            await asyncio.sleep(2.6)
+            return await channel_refs(channel_id)
+
+        bot.refs.channel = slow_refs  # type: ignore[method-assign]
+        join = next(c for c in lobby.custom_ids() if (p := payload_of(c)) is not None and p[0] == "join")
+        pressed = await fake.press(bob, lobby, join)
+        assert (await pressed.response(timeout=4)).type == 6
+        await fake.wait_until(lambda: bot.idle, timeout=10)
+        assert "Bob" in lobby.embeds[0]["description"]
+    assert assert_interactions_answered(fake) == 2
