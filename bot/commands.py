@@ -25,6 +25,7 @@ __all__ = [
     "COMMANDS",
     "INVALID_BUTTON",
     "MAX_PAYLOAD_BYTES",
+    "SYSTEM_COMMANDS",
     "PayloadError",
     "decode_payload",
     "encode_payload",
@@ -40,6 +41,10 @@ COMMANDS: Final = (
     "stats", "top", "help",
 )  # fmt: skip
 """Every command the service knows, by its neutral name."""
+
+SYSTEM_COMMANDS: Final = ("title",)
+"""Commands an adapter sends on its own about a chat; never typed, never on a button: `title` (the
+chat's title changed: `ChatRef.title` holds the new one)."""
 
 INVALID_BUTTON: Final = "invalid_button"
 UNKNOWN: Final = "unknown"

@@ -8,16 +8,17 @@ and the user gets the translated reason, privately).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bot.commands import encode_payload
 from bot.i18n import LANGUAGES, Translator, negotiate, translator
 from bot.model import Button, ChatRef, Command, Group, Message, Private, Sender, UserRef
+from bot.render import render_heading
 from bot.table import ChatSettings, TableDoc
 from core.events import Event
 from core.game import GameState
 
-__all__ = ["AfterSave", "Context", "Refusal"]
+__all__ = ["AfterSave", "Context", "Refusal", "with_heading"]
 
 
 class Refusal(Exception):
@@ -34,6 +35,28 @@ class Refusal(Exception):
 
 
 AfterSave = Callable[[], object]
+
+
+def with_heading(doc: TableDoc | None, message: Message) -> Message:
+    """The message, with the group's name as its first line when it reaches the reader privately.
+
+    A player may sit at tables in several groups, and a private chat with the bot mixes their messages:
+    every `Private` message about a group's table, and every `Sender` answer to a command given in a
+    group (the adapter may have to send it to the private chat), says which group's game it is about.
+    A table in the reader's own private chat needs no heading, nor does an answer given where it was asked.
+    """
+    if doc is None or doc.private:
+        return message
+    audience = message.audience
+    if isinstance(audience, Sender):
+        if audience.chat.private:
+            return message
+    elif not isinstance(audience, Private):
+        return message
+    if message.heading:
+        return message
+    heading = render_heading(translator(message.language), doc.title or doc.chat_id)
+    return replace(message, text=f"{heading}\n{message.text}", heading=heading)
 
 
 @dataclass
@@ -63,6 +86,8 @@ class Context:
     """Recompute the turn or lobby deadline when saving."""
     actions_at_load: int = 0
     """How many game actions the loaded table held (the stream entry lists the ones added)."""
+    retitled: bool = False
+    """The command brought a new title of the table's group (see `Service.run`)."""
 
     @property
     def next_version(self) -> int:
@@ -76,6 +101,10 @@ class Context:
     @property
     def chat(self) -> ChatRef:
         return self.command.chat
+
+    def outgoing(self, messages: list[Message]) -> list[Message]:
+        """The messages as they leave the service: private ones about a group's table name the group."""
+        return [with_heading(self.doc, m) for m in messages]
 
     def require_doc(self) -> TableDoc:
         if self.doc is None:

@@ -181,9 +181,11 @@ class GameFlow:
         before: GameState | None = None,
         force: bool = False,
         selection: tuple[int, ...] = (),
-        to_sender: bool = False,
+        notify: bool | None = None,
     ) -> None:
-        """The seat's private hand message, when something of it changed (or `force`)."""
+        """The seat's private hand message, when something of it changed (or `force`).
+
+        It notifies (a new message) at a new deal and on the player's turn, unless `notify` says."""
         doc = ctx.require_doc()
         state = ctx.state
         assert state is not None
@@ -221,7 +223,8 @@ class GameFlow:
             notes=notes,
             selection=selection,
         )
-        notify = new_deal or (my_turn and (ctx.game_changed or force))
+        if notify is None:
+            notify = new_deal or (my_turn and (ctx.game_changed or force))
         ctx.to_user(
             seat_user(seat_doc),
             rendered.text,

@@ -115,6 +115,7 @@ class Handlers:
             "export": self.export,
             "stats": self.stats,
             "top": self.top,
+            "title": self.title,
         }
         for name in _MOVE_COMMANDS:
             self._table[name] = self._move_handler(name)
@@ -248,6 +249,7 @@ class Handlers:
             platform=ctx.chat.platform,
             chat_id=ctx.chat.chat_id,
             title=ctx.chat.title,
+            private=ctx.chat.private,
             status="lobby",
             creator=user.key,
             creator_name=user.name,
@@ -524,11 +526,7 @@ class Handlers:
         hand = state.deal.hands[seat]
         if mask_of(cards) & ~hand or len(set(cards)) != len(cards):
             raise Refusal("card_not_in_hand")
-        self.flow.hand_message(ctx, seat, force=True, selection=tuple(cards))
-        last = ctx.messages[-1]
-        from dataclasses import replace
-
-        ctx.messages[-1] = replace(last, notify=False)
+        self.flow.hand_message(ctx, seat, force=True, selection=tuple(cards), notify=False)
 
     # --- information ------------------------------------------------------------------------------
 
@@ -666,6 +664,18 @@ class Handlers:
         rules = preset(settings.preset, settings.options or None)
         text = t._("Settings changed.") + note + "\n" + render_rules(t, rules, settings, None).text
         ctx.answer(text, kind="settings", language=t.lang)
+
+    async def title(self, ctx: Context) -> None:
+        """The group's title changed (an adapter's `title` command): private messages name it from now on,
+        and the hands on screen are redrawn with it (edits: nobody is notified)."""
+        doc = ctx.doc
+        if doc is None or not ctx.retitled or doc.status == "finished":
+            return
+        ctx.mark("title")
+        if doc.status == "game" and ctx.state is not None:
+            for i, seat in enumerate(doc.seats):
+                if seat.present:
+                    self.flow.hand_message(ctx, i, force=True, notify=False)
 
     async def lang(self, ctx: Context) -> None:
         args = ctx.command.args

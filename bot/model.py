@@ -135,3 +135,14 @@ class Message:
     """The language the text is written in (adapters may use it for their own fixed labels)."""
     kind: str = field(default="info")
     """What the message is, for adapters and tests: lobby, table, hand, result, final, error, info..."""
+    heading: str = ""
+    """The first line of `text` when it names the group whose game the message is about (private
+    messages do: "🃏 Game in «Friday cards»"); empty otherwise. An adapter that shows a `Sender` answer
+    in place, in that group, may leave it out."""
+
+    @property
+    def body(self) -> str:
+        """`text` without the heading."""
+        if self.heading and self.text.startswith(self.heading + "\n"):
+            return self.text[len(self.heading) + 1 :]
+        return self.text

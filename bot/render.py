@@ -722,6 +722,11 @@ def render_top(t: Translator, rows: Sequence[tuple[str, float]]) -> Rendered:
     return Rendered("\n".join(lines))
 
 
+def render_heading(t: Translator, title: str) -> str:
+    """The first line of a private message about a group's game: which group it belongs to."""
+    return t._("🃏 Game in «{title}»").format(title=escape(title))
+
+
 def render_error(t: Translator, code: str, **values: object) -> str:
     message = ERRORS.get(code)
     if message is None:
@@ -737,4 +742,4 @@ def language_list() -> str:
     return ", ".join(f"{code} ({name})" for code, name in LANGUAGE_NAMES.items())
 
 
-__all__ += ["language_list", "private_notes", "seat_name"]
+__all__ += ["language_list", "private_notes", "render_heading", "seat_name"]

@@ -23,8 +23,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bot.ai import AiRunner
-from bot.commands import INVALID_BUTTON, UNKNOWN
-from bot.context import Context, Refusal
+from bot.commands import INVALID_BUTTON, SYSTEM_COMMANDS, UNKNOWN
+from bot.context import Context, Refusal, with_heading
 from bot.gameflow import GameFlow
 from bot.handlers import Handlers
 from bot.i18n import LANGUAGES, negotiate, translator
@@ -46,6 +46,8 @@ _OWN_CHAT_COMMANDS = frozenset({"new", "set", "stats", "top", "lang"})
 """In a private chat, commands about that chat itself, not about a table elsewhere."""
 _NO_TABLE_COMMANDS = frozenset({"rules", "score", "export", "table"})
 """Private-chat commands answered for the chat itself when the sender sits at no table."""
+_SYSTEM_COMMANDS = frozenset(SYSTEM_COMMANDS)
+"""Commands adapters send about a chat themselves (`title`, `unreachable`): for that chat's table."""
 
 
 class Service:
@@ -139,7 +141,7 @@ class Service:
             if own and command.table_id != command.chat.key:
                 raise Refusal("other_table")
             return command.table_id
-        if not command.chat.private or command.name in _OWN_CHAT_COMMANDS:
+        if not command.chat.private or command.name in _OWN_CHAT_COMMANDS | _SYSTEM_COMMANDS:
             return command.chat.key
         hinted = await self.store.tables_for_user(command.user.key)
         live = []
@@ -181,12 +183,13 @@ class Service:
                 ctx = Context(command, table_id, version, doc, state, now, self.defaults, before=state)
                 if doc is not None and doc.game is not None:
                     ctx.actions_at_load = len(doc.game.actions)
+                _take_title(ctx)
                 try:
                     await handler(ctx)
                 except Refusal as refusal:
-                    return [self._refusal_message(ctx, refusal), *refusal.follow_up]
+                    return ctx.outgoing([self._refusal_message(ctx, refusal), *refusal.follow_up])
                 if not ctx.changed:
-                    return ctx.messages
+                    return ctx.outgoing(ctx.messages)
                 try:
                     await self._save(ctx)
                 except VersionConflict:
@@ -199,7 +202,7 @@ class Service:
                             await result
                     except Exception:
                         log.exception("after-save step of %s failed", command.name)
-                return ctx.messages
+                return ctx.outgoing(ctx.messages)
         return [self._error_message(command, "busy")]
 
     async def _save(self, ctx: Context) -> None:
@@ -373,7 +376,8 @@ class Service:
                 "Your turn: {n} seconds left, then a computer plays for you.",
                 left,
             ).format(n=left)
-            out.append(Message(Private(seat_user(seat)), text, None, (), None, None, True, t.lang, "warning"))
+            warning = Message(Private(seat_user(seat)), text, None, (), None, None, True, t.lang, "warning")
+            out.append(with_heading(doc, warning))
         await self.store.set_deadline(table_id, turn.deadline, f"{turn.token}:a")
         return out
 
@@ -398,6 +402,16 @@ class Service:
             settings.model_dump_json(),
             ttl_seconds=self.settings.settings_ttl,
         )
+
+
+def _take_title(ctx: Context) -> None:
+    """A command from the table's own group carries the group's current title: the table takes it (it is
+    stored with the command's save, or at once by the adapters' `title` command)."""
+    doc, chat = ctx.doc, ctx.chat
+    if doc is None or chat.private or chat.key != doc.id or not chat.title or chat.title == doc.title:
+        return
+    doc.title = chat.title
+    ctx.retitled = True
 
 
 def _store_deadline(turn: TurnDoc, now: float) -> Deadline:

@@ -100,6 +100,9 @@ class TableDoc(BaseModel):
     platform: str
     chat_id: str
     title: str = ""
+    """The chat's title as the platform last gave it: private messages name the game by it."""
+    private: bool = False
+    """The table lives in a user's private chat (a game against computers): its messages need no heading."""
     status: Status = "lobby"
     creator: str
     creator_name: str = ""

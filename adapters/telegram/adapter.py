@@ -27,6 +27,7 @@ from telegram import (
     BotCommand,
     BotCommandScopeAllGroupChats,
     BotCommandScopeAllPrivateChats,
+    Chat,
     ChatMember,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
@@ -167,6 +168,7 @@ class TelegramAdapter:
         app.add_handler(MessageHandler(new & filters.COMMAND, self._on_other_command))
         app.add_handler(MessageHandler(new & filters.TEXT & ~filters.COMMAND, self._on_text))
         app.add_handler(MessageHandler(new & filters.StatusUpdate.LEFT_CHAT_MEMBER, self._on_member_left))
+        app.add_handler(MessageHandler(new & filters.StatusUpdate.NEW_CHAT_TITLE, self._on_title))
         app.add_handler(CallbackQueryHandler(self._on_button))
         app.add_handler(ChatMemberHandler(self._on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))
         app.add_handler(ChatMemberHandler(self._on_chat_member, ChatMemberHandler.CHAT_MEMBER))
@@ -463,21 +465,38 @@ class TelegramAdapter:
         gone = message.left_chat_member
         if gone.is_bot:
             return
-        await self._guard("member", update, lambda: self._left_group(chat.id, gone.id, gone.full_name))
+        group = chat_ref(chat)
+        await self._guard("member", update, lambda: self._left_group(group, gone.id, gone.full_name))
 
     async def _on_chat_member(self, update: Update, context: Context) -> None:
         change = update.chat_member
         if change is None or change.new_chat_member.status not in _GONE:
             return
         gone = change.new_chat_member.user
-        chat_id = change.chat.id
-        await self._guard("member", update, lambda: self._left_group(chat_id, gone.id, gone.full_name))
+        group = chat_ref(change.chat)
+        await self._guard("member", update, lambda: self._left_group(group, gone.id, gone.full_name))
 
-    async def _left_group(self, chat_id: int, user_id: int, name: str) -> str:
+    async def _left_group(self, group: ChatRef, user_id: int, name: str) -> str:
         """Someone left (or was removed from) a group: a computer takes their seat there."""
-        command = Command("leave", (), ChatRef(PLATFORM, str(chat_id)), UserRef(PLATFORM, str(user_id), name))
+        command = Command("leave", (), group, UserRef(PLATFORM, str(user_id), name))
         await self.run(command, Origin(command.chat, command.user, system=True), kind="member")
         return "ok"
+
+    async def _on_title(self, update: Update, context: Context) -> None:
+        """The group was renamed: private messages about its game name it by its new title."""
+        message = update.effective_message
+        chat = update.effective_chat
+        if message is None or chat is None or chat.type == Chat.PRIVATE or not message.new_chat_title:
+            return
+        group = replace(chat_ref(chat), title=message.new_chat_title)
+        tg_user = update.effective_user
+        user = user_ref(tg_user) if tg_user is not None else UserRef(PLATFORM, "0", "Telegram")
+
+        async def work() -> str:
+            await self.run(Command("title", (), group, user), Origin(group, user, system=True), kind="member")
+            return "ok"
+
+        await self._guard("member", update, work)
 
     async def _on_my_chat_member(self, update: Update, context: Context) -> None:
         change = update.my_chat_member

@@ -86,7 +86,8 @@ def _simple(message: Message) -> bool:
 
 
 def _alert_text(message: Message) -> str:
-    plain = to_plain(message.text).strip()
+    """An alert pops up over the chat where the button was pressed: the group's name is not needed."""
+    plain = to_plain(message.body).strip()
     return plain if len(plain) <= MAX_ALERT else plain[: MAX_ALERT - 1] + "…"
 
 
@@ -171,7 +172,7 @@ class Dispatcher:
             self.stats.dropped += 1
             return
         answer = origin.answer
-        fits = _simple(message) and len(to_plain(message.text).strip()) <= MAX_ALERT
+        fits = _simple(message) and len(to_plain(message.body).strip()) <= MAX_ALERT
         if answer is not None and not answer.done and fits:
             self.stats.alerts += 1
             await answer(_alert_text(message), alert=True)

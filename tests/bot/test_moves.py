@@ -124,8 +124,9 @@ async def test_refusals_are_translated_for_the_sender(harness: Harness) -> None:
     await h.text(USERS[(seat + 1) % 3], "/lang ru")
     out = await h.text(USERS[(seat + 1) % 3], "/pass")
     assert out[0].language == "ru"
-    assert translator("ru")._("It is not your turn.") == out[0].text
-    assert english == "It is not your turn."
+    # Sent privately, it names the group's game first, in the reader's language.
+    assert out[0].text == "🃏 Игра в «Test group»\n" + translator("ru")._("It is not your turn.")
+    assert english == "🃏 Game in «Test group»\nIt is not your turn."
 
 
 async def test_buttons_stale_forged_and_foreign(harness: Harness) -> None:

@@ -66,10 +66,13 @@ async def test_a_game_played_through_telegram(rig: Rig, preset: str, humans: int
         chat.id,
         str(chat.id),
     )
-    # Everyone's private chat holds one hand message at most (each new one replaced the last).
+    # Everyone's private chat holds one hand message (each new one replaced the last), and every private
+    # message names the group's game first.
+    heading = f"🃏 Game in «{chat.title}»"
     for person in people:
-        hands = [m for m in fake.messages(person) if m.content.startswith("Your hand")]
-        assert len(hands) <= 1
+        hands = [m for m in fake.messages(person) if m.content.startswith(f"{heading}\nYour hand")]
+        assert len(hands) == 1
+        assert all(m.content.startswith(heading) for m in fake.messages(person) if m.callback_data)
 
 
 async def test_the_watch_catches_a_card_in_a_group_message(rig: Rig) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fakes.telegram import FakeChat, FakeUser
+from fakes.telegram import FakeChat, FakeMessage, FakeUser
 from tgkit import Rig, Table, button, lobby_message, seat_everyone
 
 from bot.commands import decode_payload
@@ -171,13 +171,13 @@ async def test_private_answers_never_reach_the_group(rig: Rig) -> None:
     _, state = await table.state()
     assert state is not None
     player = people[(state.to_act + 1) % 3]
-    # Not their turn: the refusal lists nothing, but goes privately all the same.
+    # Not their turn: the refusal lists nothing, but goes privately all the same, naming the group.
     await rig.say(chat, player, "/play QS")
-    assert "not your turn" in fake.bot_messages(player)[-1].content.lower()
+    assert fake.bot_messages(player)[-1].content == "🃏 Game in «Cards»\nIt is not your turn."
     # /hand typed in the group: the hand is in the private chat, nothing in the group.
     group_before = len(fake.bot_messages(chat))
     await rig.say(chat, player, "/hand")
-    assert any(m.content.startswith("Your hand") for m in fake.bot_messages(player))
+    assert fake.bot_messages(player)[-1].content.startswith("🃏 Game in «Cards»\nYour hand")
     assert len(fake.bot_messages(chat)) == group_before
     # Someone the bot cannot write to: a note in the group that says nothing of the answer.
     group_before = len(fake.bot_messages(chat))
@@ -199,6 +199,36 @@ async def test_export_goes_to_the_sender_as_a_document(rig: Rig) -> None:
     document = fake.bot_messages(people[1])[-1]
     assert document.document is not None and document.document.file_name.endswith(".json")
     assert not any(m.document for m in fake.bot_messages(chat))
+
+
+async def test_private_messages_follow_the_group_title(rig: Rig) -> None:
+    chat, people, table = await _three(rig)
+    fake = rig.fake
+
+    def hand(person: FakeUser) -> FakeMessage:
+        return next(m for m in reversed(fake.messages(person)) if "\nYour hand" in m.content)
+
+    hands = {p.id: hand(p) for p in people}
+    assert all(h.content.startswith("🃏 Game in «Cards»\nYour hand") for h in hands.values())
+    group_calls = len(rig.watch.calls)
+    # Someone renames the group (Telegram's service message `new_chat_title`).
+    chat.title = "Friday cards"
+    renamed = fake._world.add_message(chat, people[0], service={"new_chat_title": "Friday cards"})
+    rig.acted()
+    fake._deliver_message(chat, renamed)
+    await rig.settle()
+    assert (await table.doc()).title == "Friday cards"
+    for person in people:
+        assert hand(person).message_id == hands[person.id].message_id  # edited in place
+        assert hand(person).content.startswith("🃏 Game in «Friday cards»\nYour hand")
+    assert len(rig.watch.calls) == group_calls  # nothing in the group
+    # The game goes on with the new title.
+    await table.move()
+    _, state = await table.state()
+    assert state is not None and state.to_act is not None
+    idle = people[(state.to_act + 1) % 3]
+    await rig.say(chat, idle, "/pass")
+    assert fake.bot_messages(idle)[-1].content == "🃏 Game in «Friday cards»\nIt is not your turn."
 
 
 # --------------------------------------------------------------------------- leaving
