@@ -536,7 +536,8 @@ class Handlers:
         seat = self._seated(ctx)
         if not doc.seats[seat].present:
             raise Refusal("you_are_away")
-        self.flow.hand_message(ctx, seat, force=True)
+        # Asked for: a new message at the bottom of the chat, even when nothing in it changed.
+        self.flow.hand_message(ctx, seat, force=True, notify=True)
 
     async def show_table(self, ctx: Context) -> None:
         self._check_button(ctx, exact=False)

@@ -211,8 +211,6 @@ class TelegramAdapter:
     async def run(self, command: Command, origin: Origin | None, *, kind: str = "command") -> list[Message]:
         """Hand one command to the service and route what it answers (nothing when the process is
         stopping: the update is dropped, as a restart would)."""
-        if origin is not None and command.name == "hand":
-            origin.asked = frozenset({"hand"})
         try:
             messages = await self.runner.handle(command, kind=kind)
         except ShuttingDown:

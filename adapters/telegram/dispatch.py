@@ -65,9 +65,6 @@ class Origin:
     message_id: int | None = None
     """The user's own message (a typed command), so a note in a group can reply to it."""
     system: bool = False
-    asked: frozenset[str] = frozenset()
-    """Kinds of message the user explicitly asked for (`hand` after /hand): posted anew, so they show up
-    at the bottom of the chat even when nothing in them changed."""
 
 
 @dataclass(slots=True)
@@ -136,8 +133,7 @@ class Dispatcher:
                 if not self._ours(audience.user.platform):
                     continue
                 self.stats.private += 1
-                asked = origin is not None and message.kind in origin.asked and audience.user == origin.user
-                self.outbox.put(self._private(int(audience.user.user_id), message, fresh=asked))
+                self.outbox.put(self._private(int(audience.user.user_id), message))
             elif isinstance(audience, Sender):
                 await self._to_sender(message, audience, origin, may_write)
         if origin is not None and origin.answer is not None and not origin.answer.done:
@@ -151,12 +147,12 @@ class Dispatcher:
         return True
 
     @staticmethod
-    def _private(chat_id: int, message: Message, *, fresh: bool = False) -> Op:
+    def _private(chat_id: int, message: Message) -> Op:
         return Op(
             chat_id,
             render(message),
             key=message.key,
-            fresh=(message.notify or fresh) and message.key is not None,
+            fresh=message.notify and message.key is not None,
             replace_old=True,
             silent=not message.notify,
         )

@@ -245,3 +245,31 @@ async def test_language_chosen_in_the_private_chat_reaches_the_group_table(harne
     assert doc is not None and doc.seats[1].lang == "uk"
     out = await h.text(BARTEK, "/hand")
     assert out[0].language == "uk" and "Ваші карти" in out[0].text
+
+
+async def test_a_hand_asked_for_is_a_fresh_message(harness: Harness) -> None:
+    """`/hand` and the table's My hand button post the hand anew (notify), so it shows at the bottom of the
+    private chat, also when it is not the player's turn and nothing in it changed."""
+    h = harness
+    await three_humans(h)
+    state = await h.state()
+    assert state.to_act is not None
+    idle = USERS[(state.to_act + 1) % 3]
+    table = next(m for m in h.sent if m.kind == "table")
+    my_hand = next(b.payload for row in table.buttons for b in row if b.payload.startswith("h:"))
+    private = ChatRef(idle.platform, idle.user_id, idle.name, True)
+    for out in (
+        await h.text(idle, "/hand"),
+        await h.text(idle, "hand", chat=private),
+        await h.press(idle, my_hand),
+        await h.press(idle, my_hand, chat=private),
+    ):
+        assert len(out) == 1 and out[0].kind == "hand" and out[0].notify, out
+        assert isinstance(out[0].audience, Private) and out[0].audience.user.key == idle.key
+        assert out[0].key == f"hand:{h.table_id}"
+    # A hand that only changed (the mover's, after the move) is edited in place, not pushed anew.
+    mover = USERS[state.to_act]
+    out = await h.text(mover, action_text(state.legal_actions(state.to_act)[-1], state, state.to_act))
+    assert not errors(out)
+    own = [m for m in out if m.kind == "hand" and m.audience.user.key == mover.key]  # type: ignore[union-attr]
+    assert len(own) == 1 and not own[0].notify

@@ -231,6 +231,31 @@ async def test_private_messages_follow_the_group_title(rig: Rig) -> None:
     assert fake.bot_messages(idle)[-1].content == "🃏 Game in «Friday cards»\nIt is not your turn."
 
 
+async def test_a_hand_asked_for_comes_to_the_bottom_of_the_private_chat(rig: Rig) -> None:
+    """Not the player's turn, nothing in the hand changed: /hand and My hand still bring it down (the
+    service posts it anew), and the private chat keeps one hand message."""
+    chat, people, table = await _three(rig)
+    fake = rig.fake
+    _, state = await table.state()
+    assert state is not None and state.to_act is not None
+    idle = people[(state.to_act + 1) % 3]
+
+    def hands() -> list[FakeMessage]:
+        return [m for m in fake.messages(idle) if "\nYour hand" in m.content]
+
+    first = hands()[0]
+    await rig.say(idle, idle, "/score")  # something below the hand
+    await rig.say(chat, idle, "/hand")
+    assert [m.message_id for m in hands()] == [fake.messages(idle)[-1].message_id] != [first.message_id]
+    second = hands()[0]
+    await rig.say(idle, idle, "/rules")
+    table_message = next(m for m in reversed(fake.bot_messages(chat)) if m.callback_data)
+    my_hand = next(d for d in table_message.callback_data if d.startswith("h:"))
+    await rig.press(chat, idle, table_message, my_hand)
+    assert [m.message_id for m in hands()] == [fake.messages(idle)[-1].message_id] != [second.message_id]
+    assert hands()[0].content == second.content
+
+
 # --------------------------------------------------------------------------- leaving
 
 
