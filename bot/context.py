@@ -102,9 +102,12 @@ class Context:
     def chat(self) -> ChatRef:
         return self.command.chat
 
-    def outgoing(self, messages: list[Message]) -> list[Message]:
-        """The messages as they leave the service: private ones about a group's table name the group."""
-        return [with_heading(self.doc, m) for m in messages]
+    def outgoing(self, messages: list[Message], version: int) -> list[Message]:
+        """The messages as they leave the service: each carries the table version it was drawn from
+        (`version`: the one stored after this command), and private ones about a group's table name the
+        group."""
+        stamp = version if self.doc is not None else None
+        return [replace(with_heading(self.doc, m), version=stamp) for m in messages]
 
     def require_doc(self) -> TableDoc:
         if self.doc is None:

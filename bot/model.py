@@ -140,6 +140,12 @@ class Message:
     messages do: "🃏 Game in «Friday cards»"); empty otherwise. An adapter that shows a `Sender` answer
     in place, in that group, may leave it out."""
 
+    version: int | None = None
+    """The version of the table the message was drawn from (None: no table). Versions of one table only
+    rise; an adapter that gets two messages for one key may drop the older (another process may deliver
+    them in the other order). A new table in a chat whose previous table expired starts again at 1; its
+    first message under any key is a `notify` one."""
+
     @property
     def body(self) -> str:
         """`text` without the heading."""

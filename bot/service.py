@@ -20,6 +20,7 @@ import secrets
 import time
 import weakref
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any
 
 from bot.ai import AiRunner
@@ -187,9 +188,11 @@ class Service:
                 try:
                     await handler(ctx)
                 except Refusal as refusal:
-                    return ctx.outgoing([self._refusal_message(ctx, refusal), *refusal.follow_up])
+                    # Nothing is stored: the messages show the table as loaded.
+                    refused = [self._refusal_message(ctx, refusal), *refusal.follow_up]
+                    return ctx.outgoing(refused, version)
                 if not ctx.changed:
-                    return ctx.outgoing(ctx.messages)
+                    return ctx.outgoing(ctx.messages, version)
                 try:
                     await self._save(ctx)
                 except VersionConflict:
@@ -202,7 +205,7 @@ class Service:
                             await result
                     except Exception:
                         log.exception("after-save step of %s failed", command.name)
-                return ctx.outgoing(ctx.messages)
+                return ctx.outgoing(ctx.messages, version + 1)
         return [self._error_message(command, "busy")]
 
     async def _save(self, ctx: Context) -> None:
@@ -326,7 +329,7 @@ class Service:
 
     async def _fire(self, table_id: str, token: str, now: float) -> list[Message]:
         base, _, stage = token.rpartition(":")
-        _, doc = await self.load(table_id)
+        version, doc = await self.load(table_id)
         if doc is None:
             await self.store.clear_deadline(table_id, token)
             return []
@@ -335,7 +338,7 @@ class Service:
             await self._heal_deadline(table_id, token, doc, now)
             return []
         if stage == "w":
-            return await self._warn(table_id, doc, turn, now)
+            return await self._warn(table_id, version, doc, turn, now)
         command = _timer_command(doc)
 
         async def fire(ctx: Context) -> None:
@@ -361,7 +364,9 @@ class Service:
         d = _store_deadline(doc.turn, now)
         await self.store.set_deadline(table_id, d.when, d.token)
 
-    async def _warn(self, table_id: str, doc: TableDoc, turn: TurnDoc, now: float) -> list[Message]:
+    async def _warn(
+        self, table_id: str, version: int, doc: TableDoc, turn: TurnDoc, now: float
+    ) -> list[Message]:
         out: list[Message] = []
         seat = doc.seats[turn.seat] if 0 <= turn.seat < len(doc.seats) else None
         if seat is not None and seat.present and seat.user is not None:
@@ -376,8 +381,8 @@ class Service:
                 "Your turn: {n} seconds left, then a computer plays for you.",
                 left,
             ).format(n=left)
-            warning = Message(Private(seat_user(seat)), text, None, (), None, None, True, t.lang, "warning")
-            out.append(with_heading(doc, warning))
+            warning = Message(Private(seat_user(seat)), text, notify=True, language=t.lang, kind="warning")
+            out.append(replace(with_heading(doc, warning), version=version))
         await self.store.set_deadline(table_id, turn.deadline, f"{turn.token}:a")
         return out
 

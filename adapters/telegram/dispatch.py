@@ -127,6 +127,7 @@ class Dispatcher:
                         key=message.key,
                         fresh=message.notify and message.key is not None,
                         silent=not message.notify,
+                        version=message.version,
                     )
                 )
             elif isinstance(audience, Private):
@@ -155,6 +156,7 @@ class Dispatcher:
             fresh=message.notify and message.key is not None,
             replace_old=True,
             silent=not message.notify,
+            version=message.version,
         )
 
     async def _to_sender(

@@ -14,6 +14,12 @@ group it stays (it is the record of the previous deal).
 While a message waits in the queue, a newer message for the same key takes its place instead of queueing
 behind it: under a tight budget only the latest state of a table or a hand is sent.
 
+Messages carry the table version they were drawn from (`Message.version`), and a reference keeps the
+version of what it shows. An edit older than that is dropped: another process delivered a newer state of
+the same message first, and the older one must not replace it on screen. A fresh message is always
+posted (a table's first message under a key is fresh, also when a new table in the chat counts its
+versions from 1 again) and sets the version.
+
 A 403 in a private chat means the user blocked the bot (or never started it): their queue is dropped and
 `on_private_lost` runs; in a group it means the bot was removed: `on_group_lost` runs.
 """
@@ -55,15 +61,22 @@ def chat_scope(chat_id: int | str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Ref:
-    """The message behind a key: its id, what it is, what it shows, when it was written."""
+    """The message behind a key: its id, what it is, what it shows, when it was written, and the version of
+    the table it shows.
+
+    Stored as `message_id:kind:fingerprint:written[/version]`. References written before versions existed
+    (no `/version`) still read, with no version; and a process of that time reads a new one as well (its
+    `written` does not parse, which only makes the reference look old)."""
 
     message_id: int
     kind: str
     fingerprint: str
     written: float = 0.0
+    version: int | None = None
 
     def encode(self) -> str:
-        return f"{self.message_id}:{self.kind}:{self.fingerprint}:{self.written:.0f}"
+        tail = "" if self.version is None else f"/{self.version}"
+        return f"{self.message_id}:{self.kind}:{self.fingerprint}:{self.written:.0f}{tail}"
 
     @classmethod
     def decode(cls, value: str | None) -> Ref | None:
@@ -72,11 +85,17 @@ class Ref:
         parts = value.split(":")
         if len(parts) != 4 or not parts[0].isdigit():
             return None
+        written_text, _, version_text = parts[3].partition("/")
         try:
-            written = float(parts[3])
+            written = float(written_text)
         except ValueError:
             written = 0.0
-        return cls(int(parts[0]), parts[1], parts[2], written)
+        version = int(version_text) if version_text.isdigit() else None
+        return cls(int(parts[0]), parts[1], parts[2], written, version)
+
+    def older_than(self, version: int | None) -> bool:
+        """Whether this reference shows an older table than `version` (unknown versions are not older)."""
+        return self.version is not None and version is not None and self.version < version
 
 
 @dataclass(slots=True)
@@ -91,6 +110,8 @@ class Op:
     replace_old: bool = False
     silent: bool = False
     reply_to: int | None = None
+    version: int | None = None
+    """The table version the message was drawn from (`Message.version`)."""
 
 
 @dataclass(slots=True)
@@ -102,6 +123,8 @@ class DeliveryStats:
     merged: int = 0
     failed: int = 0
     dropped: int = 0
+    outdated: int = 0
+    """Edits dropped because the message already showed a newer version of the table."""
 
 
 @dataclass(slots=True)
@@ -157,11 +180,15 @@ class Outbox:
                     continue
                 if op.fresh and not pending.fresh:
                     break  # a new message after the pending edit of the old one
+                if _newer(pending.version, op.version):
+                    self.stats.outdated += 1
+                    return  # the waiting message already shows a newer table
                 chat.queue[i] = replace(
                     pending,
                     content=op.content,
                     silent=pending.silent and op.silent,
                     replace_old=pending.replace_old or op.replace_old,
+                    version=op.version if op.version is not None else pending.version,
                 )
                 self.stats.merged += 1
                 return
@@ -279,14 +306,19 @@ class Outbox:
         old = Ref.decode(refs.get(op.key))
         content = op.content
         if old is not None and not op.fresh:
+            if _newer(old.version, op.version):
+                self.stats.outdated += 1
+                return
             if old.fingerprint == content.fingerprint:
                 self.stats.unchanged += 1
+                if old.older_than(op.version):
+                    await self._remember(scope, op.key, old.message_id, content, refs, op.version)
                 return
             if old.kind == "text" and content.kind == "text" and await self._edit(op, old):
-                await self._remember(scope, op.key, old.message_id, content, refs)
+                await self._remember(scope, op.key, old.message_id, content, refs, op.version)
                 return
         message_id = await self._post(op)
-        await self._remember(scope, op.key, message_id, content, refs)
+        await self._remember(scope, op.key, message_id, content, refs, op.version)
         if old is not None and old.message_id != message_id and (op.replace_old or not op.fresh):
             await self._delete(op.chat_id, old.message_id)
 
@@ -363,10 +395,16 @@ class Outbox:
         self.stats.deleted += 1
 
     async def _remember(
-        self, scope: str, key: str, message_id: int, content: Content, refs: dict[str, str]
+        self,
+        scope: str,
+        key: str,
+        message_id: int,
+        content: Content,
+        refs: dict[str, str],
+        version: int | None = None,
     ) -> None:
         now = self.clock()
-        ref = Ref(message_id, content.kind, content.fingerprint, now)
+        ref = Ref(message_id, content.kind, content.fingerprint, now, version)
         await self.store.set_ref(scope, key, ref.encode(), ttl_seconds=self.refs_ttl)
         refs[key] = ref.encode()
         if len(refs) > MAX_REFS:
@@ -381,6 +419,11 @@ class Outbox:
         for _, name in aged[: max(0, len(aged) - KEEP_REFS)]:
             await self.store.delete_ref(scope, name)
             refs.pop(name, None)
+
+
+def _newer(version: int | None, than: int | None) -> bool:
+    """`version` is known to be newer than `than`."""
+    return version is not None and than is not None and version > than
 
 
 def _log_failure(task: asyncio.Task[None]) -> None:

@@ -13,6 +13,7 @@ from tgkit import Rig, VirtualClock
 from adapters.telegram.clock import SystemClock
 from adapters.telegram.content import MAX_CAPTION, MAX_TEXT, render, utf16_len
 from adapters.telegram.limits import SendLimits
+from adapters.telegram.outbox import Op, Outbox, Ref, chat_scope
 from adapters.telegram.ratelimit import SharedRateLimiter
 from adapters.telegram.reach import parse_start, start_payload
 from bot.model import Button, ChatRef, Group, Message, Private, UserRef
@@ -186,6 +187,84 @@ async def test_a_message_the_user_deleted_is_posted_again(rig: Rig) -> None:
     await adapter.deliver([Message(Private(user), "two", "k")])
     await adapter.outbox.drain()
     assert rig.fake.last_bot_message(alice).content == "two"
+
+
+async def test_an_edit_older_than_the_one_on_screen_is_dropped(rig: Rig) -> None:
+    """Two processes edit one table message; the newer state got there first: the older one is dropped,
+    also by the process that did not send the newer one (the version is in the shared reference)."""
+    chat = rig.group("Cards", [rig.fake.add_user("Alice")])
+    adapter = rig.bot.adapter
+    await adapter.deliver([_group_message(chat.id, "v5", notify=True, version=5)])
+    await adapter.outbox.drain()
+    await adapter.deliver([_group_message(chat.id, "v7", version=7)])
+    await adapter.outbox.drain()
+    first = rig.fake.last_bot_message(chat)
+    assert first.content == "v7"
+    other_bot = ExtBot(rig.fake.token, request=InProcessRequest(rig.fake))
+    await other_bot.initialize()
+    other = Outbox(other_bot, rig.store, clock=rig.clock.now)  # another process, the same store
+    other.put(Op(chat.id, render(_group_message(chat.id, "v6", version=6)), key="table:x:0", version=6))
+    await other.drain()
+    assert other.stats.outdated == 1 and other.stats.edited == 0
+    await adapter.deliver([_group_message(chat.id, "v6 again", version=6)])
+    await adapter.outbox.drain()
+    assert adapter.outbox.stats.outdated == 1
+    assert rig.fake.last_bot_message(chat).content == "v7" and len(first.history) == 1
+    # The same state again but newer (nothing to edit) moves the reference on: v8 then blocks a late v7.
+    await adapter.deliver([_group_message(chat.id, "v7", version=8)])
+    await adapter.outbox.drain()
+    stored = Ref.decode((await rig.store.get_refs(chat_scope(chat.id)))["table:x:0"])
+    assert stored is not None and stored.version == 8 and stored.message_id == first.message_id
+    other.put(Op(chat.id, render(_group_message(chat.id, "late", version=7)), key="table:x:0", version=7))
+    await other.drain()
+    assert other.stats.outdated == 2 and rig.fake.last_bot_message(chat).content == "v7"
+    await other.close()
+    await other_bot.shutdown()
+
+
+async def test_waiting_older_messages_give_way_and_fresh_ones_always_go(rig: Rig) -> None:
+    alice = rig.fake.add_user("Alice")
+    rig.fake.user_starts_bot(alice)
+    await rig.settle()
+    user = UserRef("tg", str(alice.id), "Alice")
+    adapter = rig.bot.adapter
+
+    def hand(text: str, version: int, notify: bool = False) -> Message:
+        return Message(Private(user), text, "hand:tg:-1", notify=notify, kind="hand", version=version)
+
+    await adapter.deliver([hand("v40", 40, True), hand("v42", 42), hand("v41", 41)])
+    await adapter.outbox.drain()
+    assert rig.fake.last_bot_message(alice).content == "v42" and adapter.outbox.stats.outdated == 1
+    # A new table in the chat after the old one expired counts from 1 again: its first hand is fresh.
+    await adapter.deliver([hand("new table v3", 3, True)])
+    await adapter.outbox.drain()
+    await adapter.deliver([hand("new table v4", 4)])
+    await adapter.outbox.drain()
+    hands = [m for m in rig.fake.messages(alice) if m.content.startswith(("v4", "new table"))]
+    assert [m.content for m in hands] == ["new table v4"]
+
+
+async def test_references_of_before_versions_still_read(rig: Rig) -> None:
+    chat = rig.group("Cards", [rig.fake.add_user("Alice")])
+    adapter = rig.bot.adapter
+    await adapter.deliver([_group_message(chat.id, "old", notify=True)])
+    await adapter.outbox.drain()
+    message = rig.fake.last_bot_message(chat)
+    scope = chat_scope(chat.id)
+    # As a process of the previous release wrote it: no version.
+    old_value = f"{message.message_id}:text:abc:1800000000"
+    await rig.store.set_ref(scope, "table:x:0", old_value, ttl_seconds=60)
+    assert Ref.decode(old_value) == Ref(message.message_id, "text", "abc", 1800000000.0, None)
+    await adapter.deliver([_group_message(chat.id, "edited", version=3)])
+    await adapter.outbox.drain()
+    assert rig.fake.last_bot_message(chat).message_id == message.message_id
+    assert rig.fake.last_bot_message(chat).content == "edited"
+    value = (await rig.store.get_refs(scope))["table:x:0"]
+    ref = Ref.decode(value)
+    assert ref is not None and ref.version == 3 and ref.message_id == message.message_id
+    # ...and that release reads the new value too: four fields, the id first.
+    parts = value.split(":")
+    assert len(parts) == 4 and parts[0] == str(message.message_id)
 
 
 async def test_long_texts_and_captions(rig: Rig) -> None:
