@@ -42,9 +42,10 @@ COMMANDS: Final = (
 )  # fmt: skip
 """Every command the service knows, by its neutral name."""
 
-SYSTEM_COMMANDS: Final = ("title",)
-"""Commands an adapter sends on its own about a chat; never typed, never on a button: `title` (the
-chat's title changed: `ChatRef.title` holds the new one)."""
+SYSTEM_COMMANDS: Final = ("title", "unreachable")
+"""Commands an adapter sends on its own about a chat or a user; never typed, never on a button: `title`
+(the chat's title changed: `ChatRef.title` holds the new one) and `unreachable` (the user cannot be
+reached privately any more: they blocked the bot, or left the group)."""
 
 INVALID_BUTTON: Final = "invalid_button"
 UNKNOWN: Final = "unknown"

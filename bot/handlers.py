@@ -116,6 +116,7 @@ class Handlers:
             "stats": self.stats,
             "top": self.top,
             "title": self.title,
+            "unreachable": self.unreachable,
         }
         for name in _MOVE_COMMANDS:
             self._table[name] = self._move_handler(name)
@@ -311,16 +312,7 @@ class Handlers:
         seat = self._seated(ctx)
         ctx.users_removed.add(ctx.user.key)
         if doc.status == "lobby":
-            del doc.seats[seat]
-            ctx.deadline_reset = True
-            ctx.mark("leave")
-            if not any(s.human for s in doc.seats):
-                self._close_lobby(ctx, "ended")
-                return
-            if doc.creator == ctx.user.key:
-                first = next(s for s in doc.seats if s.human)
-                doc.creator, doc.creator_name = first.user or "", first.name
-            self._lobby_message(ctx)
+            self._leave_lobby(ctx, seat, "leave")
             return
         doc.seats[seat].kicked = True
         ctx.mark("leave")
@@ -330,6 +322,53 @@ class Handlers:
             kind="notice",
         )
         await self._after_seat_change(ctx)
+
+    def _leave_lobby(self, ctx: Context, seat: int, why: str) -> None:
+        """The seat's human leaves the lobby (the creator's part passes on; an empty lobby closes)."""
+        doc = ctx.require_doc()
+        del doc.seats[seat]
+        ctx.deadline_reset = True
+        ctx.mark(why)
+        if not any(s.human for s in doc.seats):
+            self._close_lobby(ctx, "ended")
+            return
+        if doc.creator == ctx.user.key:
+            first = next(s for s in doc.seats if s.human)
+            doc.creator, doc.creator_name = first.user or "", first.name
+        self._lobby_message(ctx)
+
+    async def unreachable(self, ctx: Context) -> None:
+        """The adapter cannot reach the user privately any more (they blocked the bot, or left the group):
+        nobody could show them their cards. In a game a computer plays their seat until they send `back`
+        (as after missed turns), and the group is told why; in a lobby they lose their place. Nothing to
+        answer when they sit at no live table here (the adapter asks for each table they might sit at)."""
+        doc = ctx.doc
+        seat = doc.seat_of(ctx.user.key) if doc is not None else None
+        if doc is None or seat is None or doc.status == "finished":
+            return
+        if doc.status == "lobby":
+            ctx.users_removed.add(ctx.user.key)
+            self._leave_lobby(ctx, seat, "unreachable")
+            return
+        seat_doc = doc.seats[seat]
+        if seat_doc.away:
+            return
+        seat_doc.away = True
+        seat_doc.missed = 0
+        ctx.deadline_reset = True
+        ctx.mark("unreachable")
+        t = ctx.t_group()
+        label = seat_name(t, seat_labels(doc)[seat])
+        ctx.to_group(
+            t._(
+                "{name} cannot be reached: a computer plays for them until they come back with /back."
+            ).format(name=label),
+            kind="notice",
+        )
+        if not any(s.present for s in doc.seats):
+            ctx.to_group(t._("Everyone is away: the game waits. Send /back to play on."), kind="notice")
+        await self.flow.run_computers(ctx)
+        self.flow.conclude(ctx)
 
     async def _after_seat_change(self, ctx: Context) -> None:
         """A seat went to a computer (leave, kick): end an empty game, else let computers move."""

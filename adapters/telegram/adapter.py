@@ -9,8 +9,9 @@ What the adapter decides itself, because only it knows Telegram:
 - Who may take a seat: only people the bot can write to privately (see `reach`). Anyone else pressing
   Join gets the private chat opened through a deep link; pressing Start there seats them.
 - Who administers a group (`getChatMember`), for the commands where the service asks.
-- What a lost chat means: a user who blocked the bot leaves their tables (a computer takes the seat and
-  the group is told); a group that removed the bot has its table ended.
+- What a lost chat means: a user who blocked the bot or left the group is unreachable (a computer plays
+  their seat until they come back with /back, and the group is told why); a group that removed the bot
+  has its table ended.
 """
 
 from __future__ import annotations
@@ -475,8 +476,9 @@ class TelegramAdapter:
         await self._guard("member", update, lambda: self._left_group(group, gone.id, gone.full_name))
 
     async def _left_group(self, group: ChatRef, user_id: int, name: str) -> str:
-        """Someone left (or was removed from) a group: a computer takes their seat there."""
-        command = Command("leave", (), group, UserRef(PLATFORM, str(user_id), name))
+        """Someone left (or was removed from) a group: a computer plays their seat there until they come
+        back (the service's `unreachable`)."""
+        command = Command("unreachable", (), group, UserRef(PLATFORM, str(user_id), name))
         await self.run(command, Origin(command.chat, command.user, system=True), kind="member")
         return "ok"
 
@@ -532,7 +534,8 @@ class TelegramAdapter:
     # --- lost chats -------------------------------------------------------------------------------
 
     async def _private_lost(self, user_id: int) -> None:
-        """The user blocked the bot: remember it, and a computer takes their seat at every table."""
+        """The user blocked the bot: remember it, and a computer plays their seat at every table until they
+        come back (the service's `unreachable`: the group is told why)."""
         self._known.discard(user_id)
         await self.reach.mark(user_id, False)
         user = UserRef(PLATFORM, str(user_id), str(user_id))
@@ -542,7 +545,7 @@ class TelegramAdapter:
             if platform != PLATFORM or not chat_id:
                 continue
             chat = ChatRef(PLATFORM, chat_id, "", not chat_id.startswith("-"))
-            await self.run(Command("leave", (), chat, user), Origin(chat, user, system=True))
+            await self.run(Command("unreachable", (), chat, user), Origin(chat, user, system=True))
 
     async def _group_lost(self, chat_id: int, actor_id: int | None = None, actor_name: str = "") -> None:
         """The bot was removed from a group: its table ends (nobody could follow it any more)."""

@@ -259,16 +259,35 @@ async def test_a_hand_asked_for_comes_to_the_bottom_of_the_private_chat(rig: Rig
 # --------------------------------------------------------------------------- leaving
 
 
+UNREACHABLE = "cannot be reached: a computer plays for them until they come back with /back."
+
+
 async def test_a_user_who_blocks_the_bot_gets_a_computer(rig: Rig) -> None:
     chat, people, table = await _three(rig)
     fake = rig.fake
     fake.user_blocks_bot(people[2])
     await rig.settle()
     doc = await table.doc()
-    assert doc.seats[2].kicked
-    assert any("Carol" in m and "left: a computer plays the seat." in m for m in _notes(rig, chat))
-    people_left = people[:2]
-    table.people = {p.first_name: p for p in people_left}
+    assert doc.seats[2].away and not doc.seats[2].kicked
+    assert f"Carol 💤 {UNREACHABLE}" in _notes(rig, chat)
+    assert not any("left: a computer" in m for m in _notes(rig, chat))
+    sends_to_carol = len(fake.calls_to("sendMessage"))
+    for _ in range(6):
+        await table.move()
+    assert not [
+        c
+        for c in fake.calls_to("sendMessage")[sends_to_carol:]
+        if str(c.params["chat_id"]) == str(people[2].id)
+    ]
+    # Carol unblocks the bot and comes back: her seat is hers again.
+    fake.user_starts_bot(people[2])
+    await rig.settle()
+    await rig.say(people[2], people[2], "/back")
+    assert (await table.doc()).seats[2].present
+    assert any("\nYour hand" in m.content for m in fake.bot_messages(people[2])[-3:])
+    fake.user_blocks_bot(people[2])
+    await rig.settle()
+    table.people = {p.first_name: p for p in people[:2]}
     await table.play_out()
     assert (await table.doc()).status == "finished"
     assert fake.stats.too_many_requests == 0
@@ -279,19 +298,19 @@ async def test_a_block_found_out_by_a_refused_send(rig: Rig) -> None:
     chat, people, table = await _three(rig)
     people[1].blocked_bot = True  # silently
     for _ in range(12):
-        if (await table.doc()).seats[1].kicked:
+        if (await table.doc()).seats[1].away:
             break
         await table.move()
-    assert (await table.doc()).seats[1].kicked
-    assert any("Bob" in m and "left: a computer" in m for m in _notes(rig, chat))
+    assert (await table.doc()).seats[1].away
+    assert f"Bob 💤 {UNREACHABLE}" in _notes(rig, chat)
 
 
-async def test_someone_who_leaves_the_group_leaves_the_table(rig: Rig) -> None:
+async def test_someone_who_leaves_the_group_gets_a_computer(rig: Rig) -> None:
     chat, people, table = await _three(rig)
     rig.fake.user_leaves(chat, people[0])
     await rig.settle()
-    assert (await table.doc()).seats[0].kicked
-    assert any("Alice" in m and "left: a computer" in m for m in _notes(rig, chat))
+    assert (await table.doc()).seats[0].away
+    assert f"Alice 💤 {UNREACHABLE}" in _notes(rig, chat)
 
 
 async def test_the_bot_removed_from_the_group_ends_its_table(rig: Rig) -> None:
