@@ -937,31 +937,68 @@ def _changed_settings(settings: ChatSettings, key: str, raw: str) -> ChatSetting
 
 
 def _option_value(key: str, text: str) -> Any:
-    """A typed value for a rule option, read the way its field is declared (bool, number, choice...)."""
+    """A typed value for a rule option, read the way its field is declared.
+
+    bool: on/off, yes/no, true/false (and the same words in the supported languages); a choice: one of its
+    values (`off` also as no/false for the barrel); int: a number (`-` allowed; the rules check ranges);
+    int | None: a number or none/off/no; a tuple of ints: `2,3` or `2 3`; the marriage values: JSON
+    (`{"H": 100, ...}`) or `H=100 D=80 C=60 S=40`. Anything else is refused (`bad_value`, `bad_number`).
+    """
     annotation = RuleSet.model_fields[key].annotation
+    origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
-    low = text.lower()
+    low = text.lower().strip()
     if annotation is bool:
         if low in _YES:
             return True
         if low in _NO:
             return False
         raise Refusal("bad_value")
-    if low in ("none", "null", "off", "no") and type(None) in args:
-        return None
-    if annotation is int or int in args:
-        return _number(text) if not text.startswith("-") else -_number(text[1:])
     if isinstance(annotation, type) and issubclass(annotation, enum.Enum):
-        return low
-    if typing.get_origin(annotation) is tuple:
-        try:
-            return tuple(int(part) for part in text.replace(",", " ").split())
-        except ValueError:
-            raise Refusal("bad_value") from None
+        values = {str(member.value) for member in annotation}
+        if low in values:
+            return low
+        if low in _NO and "off" in values:
+            return "off"
+        raise Refusal("bad_value")
+    if origin is tuple:
+        parts = text.replace(",", " ").split()
+        if not parts or not all(part.isdigit() for part in parts):
+            raise Refusal("bad_value")
+        return tuple(int(part) for part in parts)
+    if origin is dict:
+        return _mapping(text)
+    optional = type(None) in args
+    if optional and low in ("none", "null", "off", "no", "-"):
+        return None
+    if annotation is int or (optional and int in args):
+        return -_number(low[1:]) if low.startswith("-") else _number(low)
+    raise Refusal("bad_value")
+
+
+_QUOTES = str.maketrans("“”„«»", '"""""')
+
+
+def _mapping(text: str) -> dict[str, int]:
+    """`{"H": 100, "D": 80}` (also with typographic quotes, as phones type them) or `H=100 D=80`."""
+    plain = text.translate(_QUOTES)
     try:
-        return json.loads(text)
+        value = json.loads(plain)
     except json.JSONDecodeError:
-        raise Refusal("bad_value") from None
+        value = {}
+        for part in plain.replace(",", " ").replace(";", " ").split():
+            name, sep, number = part.replace(":", "=").partition("=")
+            if not sep or not name:
+                raise Refusal("bad_value") from None
+            value[name] = number
+    if not isinstance(value, dict) or not value:
+        raise Refusal("bad_value")
+    out: dict[str, int] = {}
+    for name, number in value.items():
+        if isinstance(number, bool) or not isinstance(number, int | str):
+            raise Refusal("bad_value")
+        out[str(name).strip().upper()] = _number(str(number)) if isinstance(number, str) else number
+    return out
 
 
 def _number(text: str) -> int:
