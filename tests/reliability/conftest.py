@@ -1,0 +1,51 @@
+"""Fixtures of the reliability tests: the world of `relkit` on the memory store (and on a real Redis)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator
+
+import pytest
+from relkit import World
+
+from bot.service import Service
+from bot.settings import Settings
+from bot.storage import MemoryStore, RedisStore, Store
+
+START = 1_700_000_000.0
+
+
+def quiet_settings() -> Settings:
+    values: dict[str, object] = {
+        "redis_url": None,
+        "ai_workers": 0,
+        "charts": False,
+        "turn_seconds": 0,
+        "default_ai_level": "easy",
+    }
+    return Settings(_env_file=None, **values)  # type: ignore[call-arg]
+
+
+async def make_world(store: Store, clock: list[float], seed: int = 1) -> World:
+    service = Service(store, quiet_settings(), clock=lambda: clock[0], rng=random.Random(seed))
+    world = World(service, store, clock)
+    await world.build()
+    return world
+
+
+@pytest.fixture
+async def world() -> AsyncIterator[World]:
+    clock = [START]
+    w = await make_world(MemoryStore(clock=lambda: clock[0]), clock)
+    yield w
+    await w.service.close()
+
+
+@pytest.fixture
+async def redis_world(redis_url: str, redis_prefix: str) -> AsyncIterator[World]:
+    clock = [START]
+    store = RedisStore.from_url(redis_url, prefix=redis_prefix)
+    w = await make_world(store, clock)
+    yield w
+    await w.service.close()
+    await store.close()
