@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -28,7 +29,6 @@ from dataclasses import dataclass, replace
 import discord
 from discord.utils import MISSING
 
-from bot.commands import PayloadError, decode_payload
 from bot.model import Group, Message, Private, UserRef
 from bot.ops.metrics import Metrics
 from bot.storage import StorageError
@@ -74,22 +74,17 @@ def _family(key: str) -> str:
 
 
 def _turn_of(message: Message) -> str | None:
-    """The table version a hand's buttons were drawn for (a turn's identity), None without buttons."""
-    for row in message.buttons:
-        for button in row:
-            try:
-                return str(decode_payload(button.payload)[2])
-            except PayloadError:
-                continue
-    return None
-
-
-def _table_of_key(key: str | None) -> str | None:
-    """`hand:discord:123` -> `discord:123`."""
-    if key is None or not key.startswith("hand:"):
+    """An opaque identity of the turn a hand announces: a digest of its buttons' payloads (which carry the
+    table version), so that one turn is pinged once. None for a hand without buttons (not their turn)."""
+    payloads = [button.payload for row in message.buttons for button in row]
+    if not payloads:
         return None
-    table = key[len("hand:") :]
-    return table if table.startswith(f"{PLATFORM}:") else None
+    return hashlib.sha1("\n".join(payloads).encode()).hexdigest()[:16]
+
+
+def _table_id(channel_id: int) -> str:
+    """The table id of a channel (`ChatRef.key`)."""
+    return f"{PLATFORM}:{channel_id}"
 
 
 def _channel_of_table(table_id: str) -> int | None:
@@ -140,6 +135,9 @@ class _Planned:
     mine: list[Message]
     group: list[Message]
     others: list[Message]
+    channel_id: int | None = None
+    """The table's channel: one service call concerns one table, named by its group messages, else by
+    the channel the interaction came from (None: a DM press or a timer without group messages)."""
 
 
 class Outbox:
@@ -171,15 +169,18 @@ class Outbox:
         for m in plan.group:
             await self._guarded(self._to_channel(m))
         for m in plan.others:
-            await self._guarded(self._to_other(m, reply))
+            await self._guarded(self._to_other(m, plan.channel_id))
 
     def _plan(self, messages: list[Message], reply: Reply | None) -> _Planned:
         plan = _Planned([], [], [])
+        if reply is not None and not reply.in_dm:
+            plan.channel_id = reply.interaction.channel_id
         for m in messages:
             audience = m.audience
             if isinstance(audience, Group):
                 if audience.chat.platform == PLATFORM:
                     plan.group.append(m)
+                    plan.channel_id = _channel_of_table(audience.chat.key)
                 continue
             uid = _user_id(audience.user)
             if uid is None:
@@ -251,31 +252,29 @@ class Outbox:
         for m in plan.mine:
             if m.kind != "hand" or not isinstance(m.audience, Private):
                 continue
-            table_id = _table_of_key(m.key)
             if reply.in_dm:
                 if m.key is not None:
                     await self.refs.set_dm(reply.user_id, m.key, pressed.channel.id, pressed.id)
                 plan.mine.remove(m)
                 await reply.update(self._hand_body(m, dm=True))
                 return
-            if table_id is not None and await self.refs.wants_dm(reply.user_id):
+            if await self.refs.wants_dm(reply.user_id):
                 return  # delivered by DM in `_to_invoker`
             plan.mine.remove(m)
             await reply.update(self._hand_body(m, dm=False))
-            if table_id is not None:
-                await self.refs.set_hand(reply.user_id, table_id, reply.token, pressed.id, self.clock())
+            await self.refs.set_hand(reply.user_id, pressed.channel.id, reply.token, pressed.id, self.clock())
             return
 
     async def _to_invoker(self, reply: Reply, m: Message) -> None:
-        table_id = _table_of_key(m.key)
-        if m.kind == "hand" and isinstance(m.audience, Private) and table_id is not None and not reply.in_dm:
+        channel_id = reply.interaction.channel_id
+        if m.kind == "hand" and isinstance(m.audience, Private) and not reply.in_dm and channel_id:
             if await self.refs.wants_dm(reply.user_id) and await self._dm(reply.user_id, m, reply):
                 if not reply.answered:
                     await reply.send_ephemeral(Body(content=L.labels(m.language)._(L.DM_SENT)))
                 return
             message_id = await reply.send_ephemeral(self._hand_body(m, dm=False))
             if message_id is not None:
-                await self.refs.set_hand(reply.user_id, table_id, reply.token, message_id, self.clock())
+                await self.refs.set_hand(reply.user_id, channel_id, reply.token, message_id, self.clock())
             return
         body = self._hand_body(m, dm=reply.in_dm) if m.kind == "hand" else render(m)
         await reply.send_ephemeral(body)
@@ -310,8 +309,6 @@ class Outbox:
 
     def _hand_body(self, m: Message, *, dm: bool) -> Body:
         lab = L.labels(m.language)
-        if _table_of_key(m.key) is None:
-            return render(m)
         switch = Key(lab._(L.HAND_HERE), mode_id(False)) if dm else Key(lab._(L.HAND_BY_DM), mode_id(True))
         return render(m, extra=[switch])
 
@@ -392,44 +389,42 @@ class Outbox:
 
     # --- other users --------------------------------------------------------------------------------
 
-    async def _to_other(self, m: Message, reply: Reply | None) -> None:
+    async def _to_other(self, m: Message, channel_id: int | None) -> None:
         assert isinstance(m.audience, Private)
         uid = _user_id(m.audience.user)
         if uid is None:
             return
-        table_id = _table_of_key(m.key)
-        if m.kind == "hand" and table_id is not None:
-            await self._other_hand(uid, table_id, m, reply)
+        if channel_id is None:
+            channel_id = await self._channel_of_user(uid)
+        if m.kind == "hand":
+            await self._other_hand(uid, m, channel_id)
             return
-        if await self.refs.wants_dm(uid) and await self._dm(uid, m, None):
+        if await self.refs.wants_dm(uid) and await self._dm(uid, m, None, channel_id=channel_id):
             return
-        table_id = await self._table_of_user(uid)
-        if table_id is None:
+        if channel_id is None:
             log.info("a private %s message for a user without a Discord table was dropped", m.kind)
             return
-        channel_id = _channel_of_table(table_id)
-        hand = await self.refs.hand(uid, table_id)
+        hand = await self.refs.hand(uid, channel_id)
         if hand is not None and await self._followup(hand.token, render(m)):
             return
-        if m.kind == "warning" and channel_id is not None:
-            await self._ping(channel_id, uid, table_id, m.language, L.HURRY, turn=None)
+        if m.kind == "warning":
+            await self._ping(channel_id, uid, m.language, L.HURRY, turn=None)
 
-    async def _other_hand(self, uid: int, table_id: str, m: Message, reply: Reply | None) -> None:
-        channel_id = _channel_of_table(table_id)
+    async def _other_hand(self, uid: int, m: Message, channel_id: int | None) -> None:
         turn = _turn_of(m) if m.notify else None
-        if await self.refs.wants_dm(uid) and await self._dm(uid, m, None, turn=turn):
+        if await self.refs.wants_dm(uid) and await self._dm(uid, m, None, turn=turn, channel_id=channel_id):
             return  # a new DM notifies by itself
-        ref = await self.refs.hand(uid, table_id)
+        if channel_id is None:
+            return
+        ref = await self.refs.hand(uid, channel_id)
         if ref is not None and not await self._webhook_edit(
             ref.token, ref.message_id, self._hand_body(m, dm=False)
         ):
-            await self.refs.forget_hand(uid, table_id)
-        if turn is not None and channel_id is not None:
-            await self._ping(channel_id, uid, table_id, m.language, L.YOUR_TURN, turn=turn)
+            await self.refs.forget_hand(uid, channel_id)
+        if turn is not None:
+            await self._ping(channel_id, uid, m.language, L.YOUR_TURN, turn=turn)
 
-    async def _ping(
-        self, channel_id: int, uid: int, table_id: str, lang: str, text: str, *, turn: str | None
-    ) -> None:
+    async def _ping(self, channel_id: int, uid: int, lang: str, text: str, *, turn: str | None) -> None:
         """Mention the user in the channel once per turn, with the My hand button; the old ping goes.
 
         `text` is one of the adapter's own msgids with a `{mention}` field, never service text."""
@@ -445,7 +440,7 @@ class Outbox:
         lab = L.labels(lang)
         body = Body(
             content=lab._(text).format(mention=f"<@{uid}>"),
-            rows=[[Key(lab._(L.MY_HAND), hand_id(table_id), "primary")]],
+            rows=[[Key(lab._(L.MY_HAND), hand_id(_table_id(channel_id)), "primary")]],
         )
         if not await self.budget.acquire(channel_id):
             return
@@ -472,13 +467,14 @@ class Outbox:
         except discord.HTTPException as exc:
             self._failed(exc)
 
-    async def _table_of_user(self, uid: int) -> str | None:
-        tables = sorted(
-            t
+    async def _channel_of_user(self, uid: int) -> int | None:
+        """The channel of the user's one Discord table (None if they sit at none or at several)."""
+        channels = {
+            c
             for t in await self.refs.store.tables_for_user(f"{PLATFORM}:{uid}")
-            if t.startswith(f"{PLATFORM}:")
-        )
-        return tables[0] if len(tables) == 1 else None
+            if (c := _channel_of_table(t)) is not None
+        }
+        return channels.pop() if len(channels) == 1 else None
 
     # --- webhooks (interaction tokens) --------------------------------------------------------------
 
@@ -526,7 +522,15 @@ class Outbox:
 
     # --- direct messages ----------------------------------------------------------------------------
 
-    async def _dm(self, uid: int, m: Message, reply: Reply | None, *, turn: str | None = None) -> bool:
+    async def _dm(
+        self,
+        uid: int,
+        m: Message,
+        reply: Reply | None,
+        *,
+        turn: str | None = None,
+        channel_id: int | None = None,
+    ) -> bool:
         """Send or edit the user's DM for `m`; False (and DMs switched off) when they refuse DMs.
 
         `turn`: the turn `m` announces, so that the note about closed DMs counts as its ping."""
@@ -557,7 +561,7 @@ class Outbox:
             if exc.code != 50007:
                 self._failed(exc)
                 return False
-            await self._dms_closed(uid, m, reply, turn)
+            await self._dms_closed(uid, m, reply, turn, channel_id)
             return False
         if m.key is not None:
             await self.refs.set_dm(uid, m.key, channel.id, sent.id)
@@ -566,7 +570,9 @@ class Outbox:
                     await channel.get_partial_message(existing[1]).delete()
         return True
 
-    async def _dms_closed(self, uid: int, m: Message, reply: Reply | None, turn: str | None) -> None:
+    async def _dms_closed(
+        self, uid: int, m: Message, reply: Reply | None, turn: str | None, channel_id: int | None
+    ) -> None:
         """The user refuses DMs (50007): switch them back to ephemeral hands and tell them how to play."""
         if self.metrics is not None:
             self.metrics.platform_error(NAME, "dm_closed")
@@ -575,7 +581,7 @@ class Outbox:
             text = L.labels(m.language)._(L.DM_CLOSED).format(mention=f"<@{uid}>")
             await reply.send_ephemeral(Body(content=text))
             return
-        table_id = _table_of_key(m.key) or await self._table_of_user(uid)
-        channel_id = _channel_of_table(table_id) if table_id else None
-        if table_id is not None and channel_id is not None:
-            await self._ping(channel_id, uid, table_id, m.language, L.DM_CLOSED, turn=turn)
+        if channel_id is None and reply is not None and not reply.in_dm:
+            channel_id = reply.interaction.channel_id
+        if channel_id is not None:
+            await self._ping(channel_id, uid, m.language, L.DM_CLOSED, turn=turn)

@@ -6,8 +6,8 @@ Scopes (all under the `discord:` platform prefix):
 - `discord:chan:<channel id>`: message key -> id of the channel message sent for it (edited in place);
   `ping` -> the current turn ping (`<message id>:<user id>:<turn>`).
 - `discord:dm:<user id>`: message key -> `<channel id>:<message id>` of the DM sent for it.
-- `discord:tok:<user id>`: the user's latest interaction token per table, and the ephemeral hand message
-  it can edit (`hand:<table id>` -> JSON). Interaction tokens live 15 minutes.
+- `discord:tok:<user id>`: per channel, the user's latest ephemeral hand there and the interaction token
+  that can edit it (`hand:<channel id>` -> JSON). Interaction tokens live 15 minutes.
 - `discord:pref:<user id>`: `dm` = `1` when the user wants their hand by direct message.
 """
 
@@ -104,8 +104,9 @@ class Refs:
     def token_scope(user_id: int) -> str:
         return f"discord:tok:{user_id}"
 
-    async def hand(self, user_id: int, table_id: str) -> HandRef | None:
-        raw = (await self.store.get_refs(self.token_scope(user_id))).get(f"hand:{table_id}")
+    async def hand(self, user_id: int, channel_id: int) -> HandRef | None:
+        """The user's open ephemeral hand in the channel, if its token is still good for an edit."""
+        raw = (await self.store.get_refs(self.token_scope(user_id))).get(f"hand:{channel_id}")
         if raw is None:
             return None
         try:
@@ -115,14 +116,14 @@ class Refs:
             return None
         return ref if ref.fresh(self.clock(), self.token_lifetime) else None
 
-    async def set_hand(self, user_id: int, table_id: str, token: str, message_id: int, at: float) -> None:
+    async def set_hand(self, user_id: int, channel_id: int, token: str, message_id: int, at: float) -> None:
         value = json.dumps({"t": token, "m": message_id, "at": at}, separators=(",", ":"))
         await self.store.set_ref(
-            self.token_scope(user_id), f"hand:{table_id}", value, ttl_seconds=self.token_lifetime
+            self.token_scope(user_id), f"hand:{channel_id}", value, ttl_seconds=self.token_lifetime
         )
 
-    async def forget_hand(self, user_id: int, table_id: str) -> None:
-        await self.store.delete_ref(self.token_scope(user_id), f"hand:{table_id}")
+    async def forget_hand(self, user_id: int, channel_id: int) -> None:
+        await self.store.delete_ref(self.token_scope(user_id), f"hand:{channel_id}")
 
     # --- preferences --------------------------------------------------------------------------------
 

@@ -47,7 +47,7 @@ async def test_warning_then_a_computer_plays_for_the_absent(fake: FakeDiscord, w
             assert doc is not None and state is not None and doc.status == "game"
             seat = doc.seats[state.to_act if state.to_act is not None else 0]
             actor = driver.user(seat.user or "")
-            if await bot.refs.hand(actor.id, driver.table_id) is None:
+            if await bot.refs.hand(actor.id, driver.channel.id) is None:
                 break
             await moved(driver, version)
         else:

@@ -34,9 +34,9 @@ async def test_expired_tokens_are_not_used() -> None:
             # The other player opens their hand now; its token will have expired by their next turn.
             held = await driver.hand_for(other, version)
             edits = len(held.history)
-            assert await bot.refs.hand(other.id, driver.table_id) is not None
+            assert await bot.refs.hand(other.id, driver.channel.id) is not None
             await asyncio.sleep(TTL + 0.1)
-            assert await bot.refs.hand(other.id, driver.table_id) is None  # too old to be used
+            assert await bot.refs.hand(other.id, driver.channel.id) is None  # too old to be used
             while True:
                 version, doc, state = await driver.peek()
                 assert doc is not None and state is not None and doc.status == "game"
@@ -54,10 +54,10 @@ async def test_expired_tokens_are_not_used() -> None:
                 if doc.status != "game":
                     break
                 if doc.seats[state.to_act or 0].user != f"dc:{other.id}":
-                    await bot.refs.set_hand(other.id, driver.table_id, "not-a-token", fresh.id, 10**12)
+                    await bot.refs.set_hand(other.id, driver.channel.id, "not-a-token", fresh.id, 10**12)
                 assert await driver.step()
                 if fake.responses(route="PATCH /webhooks/", status=404):
                     break
             assert fake.responses(route="PATCH /webhooks/", status=404)
-            ref = await bot.refs.hand(other.id, driver.table_id)
+            ref = await bot.refs.hand(other.id, driver.channel.id)
             assert ref is None or ref.token != "not-a-token"
