@@ -45,7 +45,7 @@ __all__ = ["Outbox", "coalesce"]
 
 log = logging.getLogger("thousand.discord.delivery")
 
-PING = "ping"
+PING = "@ping"
 ANSWER_BY = 2.0
 """Seconds after an interaction arrived beyond which it is deferred before being answered."""
 _NO_MENTIONS = discord.AllowedMentions.none()
@@ -67,10 +67,6 @@ def coalesce(messages: Sequence[Message]) -> list[Message]:
         else:
             out[i] = replace(m, notify=m.notify or out[i].notify)
     return out
-
-
-def _family(key: str) -> str:
-    return key.split(":", 1)[0]
 
 
 def _turn_of(message: Message) -> str | None:
@@ -296,7 +292,7 @@ class Outbox:
                 return  # deferred meanwhile: the message goes to the channel like the others
             plan.group.remove(m)
             if m.key is not None and message_id is not None:
-                await self._remember(channel_id, m.key, message_id)
+                await self._remember(channel_id, m, message_id)
             return
 
     # --- the channel --------------------------------------------------------------------------------
@@ -312,14 +308,19 @@ class Outbox:
         switch = Key(lab._(L.HAND_HERE), mode_id(False)) if dm else Key(lab._(L.HAND_BY_DM), mode_id(True))
         return render(m, extra=[switch])
 
-    async def _remember(self, channel_id: int, key: str, message_id: int) -> None:
-        """Keep the message id for `key`, forgetting older messages of the same family (old deals)."""
+    async def _remember(self, channel_id: int, m: Message, message_id: int) -> None:
+        """Keep the message id for `m.key`. Keys are opaque, so the reference of the previous message of the
+        same kind (the last deal's table, the last lobby) is found through `@<kind>` and forgotten: it will
+        not be edited again, and the channel's references stay few."""
+        assert m.key is not None
         refs = await self.refs.channel(channel_id)
-        family = _family(key)
-        for name in refs:
-            if name != key and name != PING and _family(name) == family:
-                await self.refs.forget_channel(channel_id, name)
-        await self.refs.set_channel(channel_id, key, str(message_id))
+        marker = f"@{m.kind}"
+        previous = refs.get(marker)
+        if previous is not None and previous != m.key:
+            await self.refs.forget_channel(channel_id, previous)
+        await self.refs.set_channel(channel_id, m.key, str(message_id))
+        if previous != m.key:
+            await self.refs.set_channel(channel_id, marker, m.key)
 
     async def _to_channel(self, m: Message) -> None:
         assert isinstance(m.audience, Group)
@@ -344,7 +345,7 @@ class Outbox:
                     return
                 message_id = await self._post(channel_id, body)
                 if message_id is not None:
-                    await self._remember(channel_id, m.key, message_id)
+                    await self._remember(channel_id, m, message_id)
         finally:
             self.latest.done(lock_key, ticket)
         if m.kind == "final":

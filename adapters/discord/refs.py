@@ -4,7 +4,8 @@
 Scopes (all under the `discord:` platform prefix):
 
 - `discord:chan:<channel id>`: message key -> id of the channel message sent for it (edited in place);
-  `ping` -> the current turn ping (`<message id>:<user id>:<turn>`).
+  `@<kind>` -> the key of the latest message of that kind (so the one before it can be forgotten);
+  `@ping` -> the current turn ping (`<message id>:<user id>:<turn>`).
 - `discord:dm:<user id>`: message key -> `<channel id>:<message id>` of the DM sent for it.
 - `discord:tok:<user id>`: per channel, the user's latest ephemeral hand there and the interaction token
   that can edit it (`hand:<channel id>` -> JSON). Interaction tokens live 15 minutes.
