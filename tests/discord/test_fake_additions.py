@@ -39,3 +39,26 @@ async def test_requests_record_their_major_parameter(fake: FakeDiscord, world: W
     route = "POST /channels/{channel_id}/messages"
     assert len(fake.responses(route=route, major=str(world.channel.id))) == 1
     assert len(fake.responses(route=route, major=str(other.id))) == 2
+
+
+async def test_member_removal_and_renames_reach_the_client(fake: FakeDiscord, world: World) -> None:
+    alice = world.users[0]
+    removed: list[int] = []
+    intents = discord.Intents(guilds=True, members=True)
+    client = discord.Client(intents=intents, guild_ready_timeout=0.05)
+
+    async def on_raw_member_remove(payload: discord.RawMemberRemoveEvent) -> None:
+        removed.append(payload.user.id)
+
+    client.on_raw_member_remove = on_raw_member_remove  # type: ignore[attr-defined]
+    async with connect_client(client, fake):
+        fake.rename_channel(world.channel, "cards")
+        fake.rename_guild(world.guild, "Card club")
+        fake.remove_member(world.guild, alice)
+        await fake.wait_until(lambda: bool(removed))
+        channel = client.get_channel(world.channel.id)
+        await fake.wait_until(lambda: getattr(client.get_channel(world.channel.id), "name", "") == "cards")
+        guild = client.get_guild(world.guild.id)
+        await fake.wait_until(lambda: guild is not None and guild.name == "Card club")
+        assert channel is not None
+    assert removed == [alice.id] and alice.id not in world.guild.members

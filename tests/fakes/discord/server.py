@@ -64,6 +64,12 @@ from .snowflake import SnowflakeFactory
 from .transport import make_connector, server_ssl_context
 
 POLL_INTERVAL = 0.02
+_GATEWAY_ONLY_GUILD_FIELDS = frozenset(
+    {
+        "joined_at", "large", "unavailable", "member_count", "voice_states", "members", "channels",
+        "threads", "presences", "stage_instances", "guild_scheduled_events", "soundboard_sounds",
+    }
+)  # fmt: skip
 
 
 @dataclass
@@ -317,6 +323,33 @@ class FakeDiscord:
         )
         self.changed()
         return member
+
+    def remove_member(self, guild: FakeGuild, user: FakeUser) -> None:
+        """The user leaves (or is kicked from) the guild: GUILD_MEMBER_REMOVE (GUILD_MEMBERS intent)."""
+        if guild.members.pop(user.id, None) is None:
+            raise FakeUsageError(f"{user.username} is not a member of {guild.name}")
+        self._dispatch_later(
+            "GUILD_MEMBER_REMOVE",
+            {"guild_id": str(guild.id), "user": user.payload()},
+            guild_id=guild.id,
+            intent=GUILD_MEMBERS,
+        )
+        self.changed()
+
+    def rename_channel(self, channel: FakeChannel, name: str) -> None:
+        """A guild channel renamed: CHANNEL_UPDATE (GUILDS intent)."""
+        if channel.guild is None:
+            raise FakeUsageError("only guild channels have names")
+        channel.name = name
+        self._dispatch_later("CHANNEL_UPDATE", channel.payload(), guild_id=channel.guild.id, intent=GUILDS)
+        self.changed()
+
+    def rename_guild(self, guild: FakeGuild, name: str) -> None:
+        """The guild renamed: GUILD_UPDATE (GUILDS intent; the guild object without gateway-only fields)."""
+        guild.name = name
+        data = {k: v for k, v in guild.payload().items() if k not in _GATEWAY_ONLY_GUILD_FIELDS}
+        self._dispatch_later("GUILD_UPDATE", data, guild_id=guild.id, intent=GUILDS)
+        self.changed()
 
     def add_text_channel(
         self,
