@@ -141,6 +141,12 @@ def discord(
         "--sync-guild",
         help="Register the commands in this guild only (instant; for testing), then exit.",
     ),
+    members_intent: bool = typer.Option(
+        False,
+        "--members-intent",
+        help="Use the privileged Server Members intent (enable it in the Developer Portal): players who "
+        "leave the server get a computer in their seat at once.",
+    ),
     env_file: Path = typer.Option(Path(".env"), help="Read this file too, if it exists."),
 ) -> None:
     """Run the Discord bot (DISCORD_TOKEN; REDIS_URL, else games live in memory). Several processes on one
@@ -149,7 +155,14 @@ def discord(
     from adapters.discord.main import main as run
 
     raise typer.Exit(
-        run(shards=shards, shard_ids=shard_ids, sync=sync, sync_guild=sync_guild, env_file=env_file)
+        run(
+            shards=shards,
+            shard_ids=shard_ids,
+            sync=sync,
+            sync_guild=sync_guild,
+            members_intent=members_intent,
+            env_file=env_file,
+        )
     )
 
 

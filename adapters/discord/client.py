@@ -25,14 +25,14 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from bot.model import Message
-from bot.ops.runtime import Runtime
+from bot.model import ChatRef, Command, Message, Sender, UserRef
+from bot.ops.runtime import Runtime, ShuttingDown
 
-from . import NAME
+from . import NAME, PLATFORM
 from .budget import CHANNEL_LIMIT, CHANNEL_WINDOW, ChannelBudget
 from .delivery import Outbox
 from .i18n import CommandTranslator
-from .interactions import Interactions, Timing
+from .interactions import Interactions, Timing, chat_title
 from .items import DYNAMIC_ITEMS
 from .refs import TOKEN_LIFETIME, Refs
 from .tree import build_group
@@ -54,16 +54,21 @@ class BotConfig:
     """How long message references of a channel are kept after their last change."""
     pref_ttl: float = 365 * 24 * 3600.0
     token_lifetime: float = TOKEN_LIFETIME
+    members_intent: bool = False
+    """Ask for the privileged Server Members intent (enable it in the Developer Portal first): then a
+    player who leaves the server is reported to the service (`unreachable`: a computer plays their seat
+    until they come back), instead of missing their turns one by one."""
 
 
 class ThousandBot(discord.AutoShardedClient):
     def __init__(self, runtime: Runtime, *, config: BotConfig | None = None, **options: Any) -> None:
-        options.setdefault("intents", discord.Intents(guilds=True))
+        config = config or BotConfig()
+        options.setdefault("intents", discord.Intents(guilds=True, members=config.members_intent))
         options.setdefault("allowed_mentions", discord.AllowedMentions.none())
         options.setdefault("member_cache_flags", discord.MemberCacheFlags.none())
         options.setdefault("chunk_guilds_at_startup", False)
         super().__init__(**options)
-        self.config = config or BotConfig()
+        self.config = config
         self.runtime = runtime
         store = runtime.store
         self.refs = Refs(
@@ -113,6 +118,49 @@ class ThousandBot(discord.AutoShardedClient):
     def idle(self) -> bool:
         """No interaction and no timer firing is being handled (their sends included)."""
         return self.runtime.shutdown.in_flight == 0
+
+    # --- what happens in the guilds ---------------------------------------------------------------
+
+    async def on_guild_channel_update(
+        self, before: discord.abc.GuildChannel, after: discord.abc.GuildChannel
+    ) -> None:
+        """A renamed channel: its table takes the new title (private messages name the game by it)."""
+        if before.name != after.name:
+            await self.system("title", after.id, chat_title(after))
+
+    async def on_guild_update(self, before: discord.Guild, after: discord.Guild) -> None:
+        """A renamed guild: the tables in its channels take the new title."""
+        if before.name == after.name:
+            return
+        for channel in after.text_channels:
+            if await self.runtime.store.table_for_chat(f"{PLATFORM}:{channel.id}") is not None:
+                await self.system("title", channel.id, chat_title(channel))
+
+    async def on_raw_member_remove(self, payload: discord.RawMemberRemoveEvent) -> None:
+        """Someone left the guild (needs the members intent): a computer plays their seats there."""
+        user = payload.user
+        ref = UserRef(PLATFORM, str(user.id), user.display_name)
+        for table_id in sorted(await self.runtime.store.tables_for_user(ref.key)):
+            platform, _, chat_id = table_id.partition(":")
+            channel = self.get_channel(int(chat_id)) if platform == PLATFORM and chat_id.isdigit() else None
+            guild = getattr(channel, "guild", None)
+            if channel is not None and guild is not None and guild.id == payload.guild_id:
+                await self.system("unreachable", channel.id, chat_title(channel), ref)
+
+    async def system(self, name: str, channel_id: int, title: str, user: UserRef | None = None) -> None:
+        """A command the adapter sends on its own (`title`, `unreachable`); its refusals go to nobody."""
+        if user is None:
+            me = self.user
+            user = UserRef(PLATFORM, str(me.id if me is not None else 0), me.name if me is not None else NAME)
+        command = Command(name, (), ChatRef(PLATFORM, str(channel_id), title), user)
+        try:
+            async with self.runtime.update():
+                messages = await self.runtime.handle(command, kind="member")
+                await self.outbox.deliver([m for m in messages if not isinstance(m.audience, Sender)])
+        except ShuttingDown:
+            log.info("%s not sent: stopping", name)
+        except Exception:
+            log.exception("system command %s failed", name)
 
     # --- readiness ----------------------------------------------------------------------------------
 

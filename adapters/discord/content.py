@@ -92,9 +92,13 @@ def render(
     *,
     extra: Sequence[Key] = (),
     mention: str | None = None,
+    in_place: bool = False,
 ) -> Body:
-    """The Discord body of `message`; `extra` buttons go after the service's, `mention` before the text."""
-    text = to_discord(message.text)
+    """The Discord body of `message`; `extra` buttons go after the service's, `mention` before the text.
+
+    `in_place`: shown in the group the message is about (an ephemeral reply in its channel), where the
+    heading naming that group ("Game in ...") is left out; a DM keeps it."""
+    text = to_discord(message.body if in_place else message.text)
     body = Body()
     rows = [[Key(b.label, payload_id(b.payload)) for b in row] for row in message.buttons]
     body.rows = pack(rows, extra)

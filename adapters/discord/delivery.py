@@ -38,7 +38,7 @@ from . import i18n as L
 from .budget import ChannelBudget, LatestOnly
 from .content import Body, build_view, render
 from .layout import Key, hand_id, mode_id
-from .refs import Refs
+from .refs import MessageRef, Refs
 from .reply import AlreadyAnswered, Reply
 
 __all__ = ["Outbox", "coalesce"]
@@ -240,9 +240,15 @@ class Outbox:
         if not _is_hand_message(pressed):
             refs = await self.refs.channel(pressed.channel.id)
             for m in plan.group:
-                if m.key is not None and not m.notify and refs.get(m.key) == str(pressed.id):
+                ref = MessageRef.parse(refs.get(m.key)) if m.key is not None else None
+                if m.key is not None and not m.notify and ref is not None and ref.message_id == pressed.id:
                     plan.group.remove(m)
+                    if ref.newer_than(m.version):
+                        return  # another process already showed a later version
                     await reply.update(self._channel_body(m))
+                    await self.refs.set_channel(
+                        pressed.channel.id, m.key, MessageRef(pressed.id, m.version).dump()
+                    )
                     return
             return
         for m in plan.mine:
@@ -250,7 +256,8 @@ class Outbox:
                 continue
             if reply.in_dm:
                 if m.key is not None:
-                    await self.refs.set_dm(reply.user_id, m.key, pressed.channel.id, pressed.id)
+                    ref = MessageRef(pressed.id, m.version)
+                    await self.refs.set_dm(reply.user_id, m.key, pressed.channel.id, ref)
                 plan.mine.remove(m)
                 await reply.update(self._hand_body(m, dm=True))
                 return
@@ -258,7 +265,9 @@ class Outbox:
                 return  # delivered by DM in `_to_invoker`
             plan.mine.remove(m)
             await reply.update(self._hand_body(m, dm=False))
-            await self.refs.set_hand(reply.user_id, pressed.channel.id, reply.token, pressed.id, self.clock())
+            await self.refs.set_hand(
+                reply.user_id, pressed.channel.id, reply.token, pressed.id, self.clock(), m.version
+            )
             return
 
     async def _to_invoker(self, reply: Reply, m: Message) -> None:
@@ -270,9 +279,12 @@ class Outbox:
                 return
             message_id = await reply.send_ephemeral(self._hand_body(m, dm=False))
             if message_id is not None:
-                await self.refs.set_hand(reply.user_id, channel_id, reply.token, message_id, self.clock())
+                await self.refs.set_hand(
+                    reply.user_id, channel_id, reply.token, message_id, self.clock(), m.version
+                )
             return
-        body = self._hand_body(m, dm=reply.in_dm) if m.kind == "hand" else render(m)
+        in_place = not reply.in_dm
+        body = self._hand_body(m, dm=reply.in_dm) if m.kind == "hand" else render(m, in_place=in_place)
         await reply.send_ephemeral(body)
 
     async def _public_answer(self, reply: Reply, plan: _Planned) -> None:
@@ -306,7 +318,7 @@ class Outbox:
     def _hand_body(self, m: Message, *, dm: bool) -> Body:
         lab = L.labels(m.language)
         switch = Key(lab._(L.HAND_HERE), mode_id(False)) if dm else Key(lab._(L.HAND_BY_DM), mode_id(True))
-        return render(m, extra=[switch])
+        return render(m, extra=[switch], in_place=not dm)
 
     async def _remember(self, channel_id: int, m: Message, message_id: int) -> None:
         """Keep the message id for `m.key`. Keys are opaque, so the reference of the previous message of the
@@ -318,7 +330,7 @@ class Outbox:
         previous = refs.get(marker)
         if previous is not None and previous != m.key:
             await self.refs.forget_channel(channel_id, previous)
-        await self.refs.set_channel(channel_id, m.key, str(message_id))
+        await self.refs.set_channel(channel_id, m.key, MessageRef(message_id, m.version).dump())
         if previous != m.key:
             await self.refs.set_channel(channel_id, marker, m.key)
 
@@ -332,17 +344,27 @@ class Outbox:
             if m.kind == "final":
                 await self._drop_ping(channel_id)
             return
-        lock_key = (channel_id, m.key)
+        key = m.key
+        lock_key = (channel_id, key)
         ticket = self.latest.ticket(lock_key)
         edit_only = not m.notify
         try:
             async with self.latest.lock(lock_key):
+                existing = await self.refs.message(channel_id, key)
+                if edit_only and existing is not None and existing.newer_than(m.version):
+                    return  # drawn before what is on screen (another process was faster)
                 wanted = (lambda: self.latest.is_latest(lock_key, ticket)) if edit_only else (lambda: True)
                 if not await self.budget.acquire(channel_id, wanted):
                     return
-                existing = (await self.refs.channel(channel_id)).get(m.key)
-                if existing is not None and edit_only and await self._edit(channel_id, int(existing), body):
-                    return
+                existing = await self.refs.message(channel_id, key)
+                if edit_only and existing is not None:
+                    if existing.newer_than(m.version):
+                        return
+                    if await self._edit(channel_id, existing.message_id, body):
+                        if m.version is not None and m.version != existing.version:
+                            ref = MessageRef(existing.message_id, m.version)
+                            await self.refs.set_channel(channel_id, key, ref.dump())
+                        return
                 message_id = await self._post(channel_id, body)
                 if message_id is not None:
                     await self._remember(channel_id, m, message_id)
@@ -406,7 +428,7 @@ class Outbox:
             log.info("a private %s message for a user without a Discord table was dropped", m.kind)
             return
         hand = await self.refs.hand(uid, channel_id)
-        if hand is not None and await self._followup(hand.token, render(m)):
+        if hand is not None and await self._followup(hand.token, render(m, in_place=True)):
             return
         if m.kind == "warning":
             await self._ping(channel_id, uid, m.language, L.HURRY, turn=None)
@@ -418,10 +440,14 @@ class Outbox:
         if channel_id is None:
             return
         ref = await self.refs.hand(uid, channel_id)
-        if ref is not None and not await self._webhook_edit(
-            ref.token, ref.message_id, self._hand_body(m, dm=False)
+        if ref is not None and not (
+            ref.version is not None and m.version is not None and m.version < ref.version
         ):
-            await self.refs.forget_hand(uid, channel_id)
+            if await self._webhook_edit(ref.token, ref.message_id, self._hand_body(m, dm=False)):
+                if m.version is not None:
+                    await self.refs.set_hand(uid, channel_id, ref.token, ref.message_id, ref.at, m.version)
+            else:
+                await self.refs.forget_hand(uid, channel_id)
         if turn is not None:
             await self._ping(channel_id, uid, m.language, L.YOUR_TURN, turn=turn)
 
@@ -538,9 +564,12 @@ class Outbox:
         body = self._hand_body(m, dm=True) if m.kind == "hand" else render(m)
         try:
             channel = await self.client.create_dm(discord.Object(uid))
-            existing = await self.refs.dm(uid, m.key) if m.key is not None else None
+            found = await self.refs.dm(uid, m.key) if m.key is not None else None
+            existing = found[1] if found is not None else None
             if existing is not None and not m.notify:
-                message = channel.get_partial_message(existing[1])
+                if existing.newer_than(m.version):
+                    return True  # an older hand than the one in the DM: nothing to do
+                message = channel.get_partial_message(existing.message_id)
                 try:
                     await message.edit(
                         content=body.content,
@@ -548,6 +577,9 @@ class Outbox:
                         view=build_view(body.rows),
                         allowed_mentions=_NO_MENTIONS,
                     )
+                    if m.key is not None and m.version != existing.version:
+                        ref = MessageRef(existing.message_id, m.version)
+                        await self.refs.set_dm(uid, m.key, channel.id, ref)
                     return True
                 except discord.NotFound:
                     existing = None
@@ -565,10 +597,10 @@ class Outbox:
             await self._dms_closed(uid, m, reply, turn, channel_id)
             return False
         if m.key is not None:
-            await self.refs.set_dm(uid, m.key, channel.id, sent.id)
+            await self.refs.set_dm(uid, m.key, channel.id, MessageRef(sent.id, m.version))
             if existing is not None:
                 with contextlib.suppress(discord.HTTPException):
-                    await channel.get_partial_message(existing[1]).delete()
+                    await channel.get_partial_message(existing.message_id).delete()
         return True
 
     async def _dms_closed(

@@ -32,20 +32,29 @@ from .refs import Refs
 from .reply import Kind, Reply
 from .suggest import Choice, Suggest, setting_names, setting_values
 
-__all__ = ["Interactions", "chat_of", "user_of"]
+__all__ = ["Interactions", "chat_of", "chat_title", "user_of"]
 
 log = logging.getLogger("thousand.discord")
 
 T = TypeVar("T")
 
 
+def chat_title(channel: object) -> str:
+    """How private messages name a channel's table: `Card room · #thousand` (the guild and the channel)."""
+    name = getattr(channel, "name", None)
+    if not isinstance(name, str) or not name:
+        return ""
+    guild = getattr(channel, "guild", None)
+    guild_name = getattr(guild, "name", None)
+    return f"{guild_name} · #{name}" if isinstance(guild_name, str) and guild_name else f"#{name}"
+
+
 def chat_of(interaction: discord.Interaction) -> ChatRef:
     """The chat of an interaction: its channel (a guild channel or thread, or the DM with the bot)."""
-    channel = interaction.channel
     channel_id = interaction.channel_id or 0
     private = interaction.guild_id is None
-    title = getattr(channel, "name", None) or ""
-    return ChatRef(PLATFORM, str(channel_id), title if isinstance(title, str) else "", private)
+    title = "" if private else chat_title(interaction.channel)
+    return ChatRef(PLATFORM, str(channel_id), title, private)
 
 
 def user_of(interaction: discord.Interaction) -> UserRef:

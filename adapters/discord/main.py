@@ -121,6 +121,7 @@ def main(
     shard_ids: str | None = None,
     sync: bool = False,
     sync_guild: int | None = None,
+    members_intent: bool = False,
     env_file: Path | str | None = ".env",
 ) -> int:
     """The body of `thousand discord`; returns the exit status (2: bad settings)."""
@@ -130,7 +131,7 @@ def main(
     except ValueError as exc:
         print(f"thousand discord: --shard-ids: {exc}", file=sys.stderr)
         return 2
-    process = DiscordProcess(settings, plan)
+    process = DiscordProcess(settings, plan, config=BotConfig(members_intent=members_intent))
     if sync or sync_guild is not None:
         count = asyncio.run(process.sync(sync_guild))
         where = f"guild {sync_guild}" if sync_guild is not None else "all guilds (global)"

@@ -3,10 +3,11 @@
 
 Scopes (all under the `discord:` platform prefix):
 
-- `discord:chan:<channel id>`: message key -> id of the channel message sent for it (edited in place);
+- `discord:chan:<channel id>`: message key -> `<message id>:<table version>` of the channel message sent for
+  it (edited in place; an edit drawn from an older version than the one shown is dropped);
   `@<kind>` -> the key of the latest message of that kind (so the one before it can be forgotten);
   `@ping` -> the current turn ping (`<message id>:<user id>:<turn>`).
-- `discord:dm:<user id>`: message key -> `<channel id>:<message id>` of the DM sent for it.
+- `discord:dm:<user id>`: message key -> `<channel id>:<message id>:<table version>` of the DM sent for it.
 - `discord:tok:<user id>`: per channel, the user's latest ephemeral hand there and the interaction token
   that can edit it (`hand:<channel id>` -> JSON). Interaction tokens live 15 minutes.
 - `discord:pref:<user id>`: `dm` = `1` when the user wants their hand by direct message.
@@ -22,12 +23,37 @@ from typing import Final
 
 from bot.storage import Store
 
-__all__ = ["TOKEN_LIFETIME", "HandRef", "Refs"]
+__all__ = ["TOKEN_LIFETIME", "HandRef", "MessageRef", "Refs"]
 
 TOKEN_LIFETIME: Final = 15 * 60.0
 """How long Discord accepts an interaction token for followups and edits."""
 TOKEN_MARGIN: Final = 60.0
 """A token this close to expiry is not used any more (an edit could arrive after it expired)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MessageRef:
+    """A message sent for a key, and the table version it shows (`Message.version`; None if unknown)."""
+
+    message_id: int
+    version: int | None = None
+
+    @classmethod
+    def parse(cls, value: str | None) -> MessageRef | None:
+        if value is None:
+            return None
+        head, _, tail = value.partition(":")
+        try:
+            return cls(int(head), int(tail) if tail else None)
+        except ValueError:
+            return None
+
+    def dump(self) -> str:
+        return str(self.message_id) if self.version is None else f"{self.message_id}:{self.version}"
+
+    def newer_than(self, version: int | None) -> bool:
+        """This reference shows a later version of the table than `version` (so an edit to it is old)."""
+        return version is not None and self.version is not None and self.version > version
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +63,8 @@ class HandRef:
     token: str
     message_id: int
     at: float
+    version: int | None = None
+    """The table version the hand on screen was drawn from."""
 
     def fresh(self, now: float, lifetime: float) -> bool:
         return now - self.at < lifetime - min(TOKEN_MARGIN, lifetime / 10)
@@ -69,6 +97,9 @@ class Refs:
     async def channel(self, channel_id: int) -> dict[str, str]:
         return await self.store.get_refs(self.channel_scope(channel_id))
 
+    async def message(self, channel_id: int, key: str) -> MessageRef | None:
+        return MessageRef.parse((await self.channel(channel_id)).get(key))
+
     async def set_channel(self, channel_id: int, name: str, value: str) -> None:
         await self.store.set_ref(self.channel_scope(channel_id), name, value, ttl_seconds=self.channel_ttl)
 
@@ -81,19 +112,20 @@ class Refs:
     def dm_scope(user_id: int) -> str:
         return f"discord:dm:{user_id}"
 
-    async def dm(self, user_id: int, key: str) -> tuple[int, int] | None:
+    async def dm(self, user_id: int, key: str) -> tuple[int, MessageRef] | None:
+        """(DM channel id, the message sent for `key` there)."""
         value = (await self.store.get_refs(self.dm_scope(user_id))).get(key)
         if value is None:
             return None
-        channel, _, message = value.partition(":")
-        try:
-            return int(channel), int(message)
-        except ValueError:
+        channel, _, rest = value.partition(":")
+        ref = MessageRef.parse(rest)
+        if ref is None or not channel.isdigit():
             return None
+        return int(channel), ref
 
-    async def set_dm(self, user_id: int, key: str, channel_id: int, message_id: int) -> None:
+    async def set_dm(self, user_id: int, key: str, channel_id: int, ref: MessageRef) -> None:
         await self.store.set_ref(
-            self.dm_scope(user_id), key, f"{channel_id}:{message_id}", ttl_seconds=self.channel_ttl
+            self.dm_scope(user_id), key, f"{channel_id}:{ref.dump()}", ttl_seconds=self.channel_ttl
         )
 
     async def forget_dm(self, user_id: int, key: str) -> None:
@@ -112,13 +144,24 @@ class Refs:
             return None
         try:
             data = json.loads(raw)
-            ref = HandRef(str(data["t"]), int(data["m"]), float(data["at"]))
+            version = data.get("v")
+            ref = HandRef(
+                str(data["t"]), int(data["m"]), float(data["at"]), None if version is None else int(version)
+            )
         except (ValueError, KeyError, TypeError):
             return None
         return ref if ref.fresh(self.clock(), self.token_lifetime) else None
 
-    async def set_hand(self, user_id: int, channel_id: int, token: str, message_id: int, at: float) -> None:
-        value = json.dumps({"t": token, "m": message_id, "at": at}, separators=(",", ":"))
+    async def set_hand(
+        self,
+        user_id: int,
+        channel_id: int,
+        token: str,
+        message_id: int,
+        at: float,
+        version: int | None = None,
+    ) -> None:
+        value = json.dumps({"t": token, "m": message_id, "at": at, "v": version}, separators=(",", ":"))
         await self.store.set_ref(
             self.token_scope(user_id), f"hand:{channel_id}", value, ttl_seconds=self.token_lifetime
         )

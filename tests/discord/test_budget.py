@@ -58,3 +58,33 @@ async def test_waiting_edits_of_one_message_coalesce(fake: FakeDiscord, world: W
     assert 1 <= len(edits) <= 2, len(edits)
     assert fake.rate_limited_count == 0
     assert assert_channel_budget(fake, world.channel, 5, 5.0) == 5 + len(edits)
+
+
+async def test_an_older_edit_from_another_process_is_dropped(
+    fake: FakeDiscord, world: World, redis_url: str
+) -> None:
+    """Two processes deliver edits of one message in the wrong order (a timer in one, a press in the
+    other): the one drawn from an older table version is dropped, whoever sends it last."""
+
+    def table(text: str, version: int, *, notify: bool = False) -> Message:
+        return Message(
+            Group(ChatRef("dc", str(world.channel.id))),
+            text,
+            key="table:s:0",
+            kind="table",
+            notify=notify,
+            version=version,
+        )
+
+    async with (
+        running_bot(fake, RedisStore.from_url(redis_url)) as one,
+        running_bot(fake, RedisStore.from_url(redis_url), sync=False) as two,
+    ):
+        await one.deliver([table("v1", 1, notify=True)])
+        await one.deliver([table("v3", 3)])
+        await two.deliver([table("v2", 2)])  # late: drawn before v3
+        await two.deliver([table("v4", 4)])
+        await one.deliver([table("v3 again", 3)])
+    [message] = [m for m in fake.messages(world.channel) if m.embeds]
+    assert message.embeds[0]["description"] == "v4"
+    assert [v.embeds[0]["description"] for v in message.history] == ["v1", "v3"]
