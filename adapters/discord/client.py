@@ -31,7 +31,7 @@ from bot.ops.runtime import Runtime, ShuttingDown
 from . import NAME, PLATFORM
 from .budget import CHANNEL_LIMIT, CHANNEL_WINDOW, ChannelBudget
 from .delivery import Outbox
-from .i18n import CommandTranslator
+from .i18n import FAILED, CommandTranslator, labels, language_of
 from .interactions import Interactions, Timing, chat_title
 from .items import DYNAMIC_ITEMS
 from .refs import TOKEN_LIFETIME, Refs
@@ -86,6 +86,7 @@ class ThousandBot(discord.AutoShardedClient):
         )
         self.tree: app_commands.CommandTree[ThousandBot] = app_commands.CommandTree(self)
         self.tree.add_command(build_group(self.buttons))
+        self.tree.error(self._tree_error)
         self._ready_shards: set[int] = set()
         runtime.shutdown.on_stop_intake("discord gateway", self.stop_intake)
         runtime.shutdown.on_flush("discord client", self.close)
@@ -95,6 +96,19 @@ class ThousandBot(discord.AutoShardedClient):
     async def setup_hook(self) -> None:
         await self.tree.set_translator(CommandTranslator())
         self.add_dynamic_items(*DYNAMIC_ITEMS)
+
+    async def _tree_error(
+        self, interaction: discord.Interaction, error: app_commands.AppCommandError
+    ) -> None:
+        """A command the tree cannot run (registered by an older version, options that changed): answer
+        anyway, so that nobody sees "This interaction failed"."""
+        log.warning("application command failed: %s", type(error).__name__, exc_info=error)
+        self.runtime.metrics.update_handled(NAME, "command", "error")
+        if interaction.response.is_done() or interaction.type is discord.InteractionType.autocomplete:
+            return
+        lang = language_of(interaction.locale) or "en"
+        with contextlib.suppress(discord.HTTPException):
+            await interaction.response.send_message(labels(lang)._(FAILED), ephemeral=True)
 
     async def deliver(self, messages: Sequence[Message]) -> None:
         """Send what the timers caused (the runtime's timer loop calls this)."""

@@ -96,3 +96,14 @@ async def test_a_slow_store_after_the_service_call_is_deferred_too(fake: FakeDis
         await fake.wait_until(lambda: bot.idle, timeout=10)
         assert "Bob" in lobby.embeds[0]["description"]
     assert assert_interactions_answered(fake) == 2
+
+
+async def test_a_command_the_bot_no_longer_has_is_still_answered(fake: FakeDiscord, world: World) -> None:
+    """Discord may still offer a command an older version registered: the tree fails, the user is answered."""
+    alice = world.users[0]
+    async with running_bot(fake, MemoryStore()):
+        fake.commands.upsert(None, {"name": "legacy", "description": "An old command", "type": 1})
+        it = await fake.slash(alice, world.channel, "legacy")
+        answer = await it.original_message()
+        assert answer.ephemeral and answer.content == labels("en")._(FAILED)
+    assert assert_interactions_answered(fake) == 1
