@@ -102,6 +102,13 @@ def _user_id(user: UserRef) -> int | None:
         return None
 
 
+class _NoAccess(Exception):
+    """The bot may not post or edit in the channel (missing access or permissions)."""
+
+
+_NO_ACCESS_CODES = frozenset({50001, 50013})
+
+
 def _is_hand_message(message: discord.Message) -> bool:
     """A hand: an ephemeral message, or one with the hand-delivery switch (a hand in a DM)."""
     if message.flags.ephemeral:
@@ -134,6 +141,8 @@ class _Planned:
     channel_id: int | None = None
     """The table's channel: one service call concerns one table, named by its group messages, else by
     the channel the interaction came from (None: a DM press or a timer without group messages)."""
+    no_access: bool = False
+    """A channel send was refused for missing access or permissions (50001, 50013)."""
 
 
 class Outbox:
@@ -163,9 +172,14 @@ class Outbox:
         if reply is not None:
             await self._answer(reply, plan)
         for m in plan.group:
-            await self._guarded(self._to_channel(m))
+            await self._guarded(self._to_channel(m), plan)
         for m in plan.others:
-            await self._guarded(self._to_other(m, plan.channel_id))
+            await self._guarded(self._to_other(m, plan.channel_id), plan)
+        if plan.no_access and reply is not None:
+            # The game goes on (it is stored), but nobody sees it here: tell the one who acted why.
+            lang = plan.group[0].language if plan.group else "en"
+            with contextlib.suppress(discord.HTTPException):
+                await reply.send_ephemeral(Body(content=L.labels(lang)._(L.NO_ACCESS)))
 
     def _plan(self, messages: list[Message], reply: Reply | None) -> _Planned:
         plan = _Planned([], [], [])
@@ -189,10 +203,12 @@ class Outbox:
                 log.warning("a Sender message without its interaction was dropped (kind %s)", m.kind)
         return plan
 
-    async def _guarded(self, send: Awaitable[None]) -> None:
+    async def _guarded(self, send: Awaitable[None], plan: _Planned) -> None:
         """Run one send; a failure is logged and counted, and never stops the other sends."""
         try:
             await send
+        except _NoAccess:
+            plan.no_access = True
         except discord.HTTPException as exc:
             self._failed(exc)
         except StorageError:
@@ -224,6 +240,8 @@ class Outbox:
             self._failed(exc)
         except StorageError:
             log.warning("storage failed while answering an interaction", exc_info=True)
+        except _NoAccess:
+            plan.no_access = True
         finally:
             watchdog.cancel()
             fallback = L.labels(plan.group[0].language if plan.group else "en")._(L.DONE)
@@ -390,6 +408,8 @@ class Outbox:
             )
         except discord.HTTPException as exc:
             self._failed(exc)
+            if isinstance(exc, discord.Forbidden) and exc.code in _NO_ACCESS_CODES:
+                raise _NoAccess from exc
             return None
         return sent.id
 

@@ -44,6 +44,9 @@ DM_SENT: Final = N_("I sent it to you by direct message.")
 DONE: Final = N_("Done.")
 RESTARTING: Final = N_("The bot is restarting: please try again in a moment.")
 FAILED: Final = N_("Something went wrong. Please try again.")
+NO_ACCESS: Final = N_(
+    "I cannot post in this channel: I need View Channel, Send Messages, Embed Links and Attach Files here."
+)
 
 
 @cache

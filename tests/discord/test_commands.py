@@ -11,7 +11,7 @@ from dckit import E2E, SHORT_GAME, Driver, World, payload_of, running_bot, speed
 from fakes.discord import FakeDiscord, FakeInteraction, FakeUser
 
 from adapters.discord.client import ThousandBot
-from adapters.discord.i18n import DESCRIPTIONS, labels
+from adapters.discord.i18n import DESCRIPTIONS, NO_ACCESS, labels
 from bot.storage import MemoryStore
 
 SUBCOMMANDS = {
@@ -160,3 +160,25 @@ async def test_buttons_and_notes_in_the_players_language(fake: FakeDiscord, worl
             user: FakeUser = next(u for u in (alice, bob) if ping.content.startswith(f"<@{u.id}>"))
             assert ping.content == labels(lang)._("{mention}, your turn.").format(mention=f"<@{user.id}>")
         assert all(payload_of(c) is None or c.startswith("t|") for c in hand.custom_ids())
+
+
+async def test_a_channel_the_bot_may_not_post_in_is_explained(fake: FakeDiscord, world: World) -> None:
+    """The lobby is an interaction answer (no permission needed), but the table is a channel message:
+    when Discord refuses it (50013), the player who started is told what the bot needs."""
+    from fakes.discord import Overwrite
+    from fakes.discord import permissions as perms
+
+    bot_role = next(r for r in world.guild.roles.values() if r.managed)
+    closed = fake.add_text_channel(
+        world.guild, "closed", overwrites=[Overwrite(bot_role.id, 0, deny=perms.SEND_MESSAGES)]
+    )
+    alice, bob = world.users[:2]
+    async with running_bot(fake, MemoryStore()) as bot:
+        opened = await run(bot, await fake.slash(alice, closed, "thousand", "new"))
+        lobby = opened.original
+        assert lobby is not None and not lobby.ephemeral
+        for user, name in ((bob, "join"), (alice, "add_ai"), (alice, "start")):
+            cid = next(c for c in lobby.custom_ids() if (p := payload_of(c)) is not None and p[0] == name)
+            pressed = await run(bot, await fake.press(user, lobby, cid))
+        notes = [m.content for m in pressed.followups]
+        assert labels("en")._(NO_ACCESS) in notes, notes
