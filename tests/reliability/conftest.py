@@ -1,11 +1,18 @@
-"""Fixtures of the reliability tests: the world of `relkit` on the memory store (and on a real Redis)."""
+"""Fixtures of the reliability tests: the world of `relkit` on the memory store (and on a real Redis).
+
+The Telegram rig of `tests/telegram/tgkit.py` is importable from here too."""
 
 from __future__ import annotations
 
 import random
+import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "telegram"))  # tgkit, the Telegram rig
+
 from relkit import World
 
 from bot.service import Service
