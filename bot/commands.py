@@ -7,7 +7,12 @@ marriage), `/give 9C JD`. Names are case-insensitive and a few aliases are under
 
 Button payloads are compact strings of at most 64 bytes (Telegram's limit for callback data):
 
-    <code>:<arg>.<arg>...:<table version>:<table id>        e.g.  p:QS:42:tg:-100123
+    <code><table tag>:<arg>.<arg>...:<table version>:<table id>        e.g.  pk3x:QS:42:tg:-100123
+
+The code is one character; the table tag (three lower-case letters or digits) tells apart the tables one
+chat has had: a table that expired is followed by one whose versions start at 1 again, and a button of
+the old one must not pass for the new one's. (Payloads of before tags, `p:QS:42:tg:-100123`, still read,
+with no tag.)
 
 The service refuses a payload that is malformed, names another table, or was drawn from an older
 version of the table (stale). `from_payload` never raises: anything unreadable becomes the command
@@ -17,20 +22,26 @@ version of the table (stale). `from_payload` never raises: anything unreadable b
 from __future__ import annotations
 
 import re
-from typing import Final
+import zlib
+from typing import Final, NamedTuple
 
 from bot.model import ChatRef, Command, UserRef
 
 __all__ = [
     "COMMANDS",
     "INVALID_BUTTON",
+    "MAX_CHAT_ID",
     "MAX_PAYLOAD_BYTES",
+    "MAX_PLATFORM",
     "SYSTEM_COMMANDS",
+    "Payload",
     "PayloadError",
     "decode_payload",
     "encode_payload",
     "from_payload",
     "parse_text",
+    "read_payload",
+    "table_tag",
 ]
 
 COMMANDS: Final = (
@@ -105,16 +116,48 @@ _CODES: Final = {
 _NAMES: Final = {code: name for name, code in _CODES.items()}
 
 MAX_PAYLOAD_BYTES: Final = 64
+MAX_PLATFORM: Final = 10
+"""The longest platform name (`ChatRef.platform`)."""
+MAX_CHAT_ID: Final = 25
+"""The longest chat id (`ChatRef.chat_id`) whose buttons fit in 64 bytes, with every version a table
+reaches (up to 10 digits) and the longest arguments (a give of three tens)."""
+TAG_LENGTH: Final = 3
+_TAG_ALPHABET: Final = "0123456789abcdefghijklmnopqrstuvwxyz"
 _ARG_RE: Final = re.compile(r"^[A-Za-z0-9!+=_-]{1,12}$")
-_TABLE_RE: Final = re.compile(r"^[a-z][a-z0-9]{0,9}:[A-Za-z0-9_.:@-]{1,40}$")
+_TABLE_RE: Final = re.compile(rf"^[a-z][a-z0-9]{{0,{MAX_PLATFORM - 1}}}:[A-Za-z0-9_.:@-]{{1,{MAX_CHAT_ID}}}$")
+_TAG_RE: Final = re.compile(rf"^[0-9a-z]{{{TAG_LENGTH}}}$")
 
 
 class PayloadError(ValueError):
     """A payload this module did not write (or could not fit in 64 bytes)."""
 
 
-def encode_payload(name: str, args: tuple[str, ...], version: int, table_id: str) -> str:
-    """The payload of a button that sends `name args` to the table at `version`."""
+class Payload(NamedTuple):
+    """What a payload says: the command, its arguments, and the table (id, version, tag) it was drawn for."""
+
+    name: str
+    args: tuple[str, ...]
+    version: int
+    table_id: str
+    tag: str | None
+    """`table_tag` of the table's serial; None in payloads of before tags."""
+
+
+def table_tag(serial: str) -> str:
+    """A short mark of one table (of its serial): three letters or digits that a chat's next table, which
+    reuses the table id and counts its versions from 1 again, almost surely does not share (1 in 46656)."""
+    n = zlib.crc32(serial.encode()) % len(_TAG_ALPHABET) ** TAG_LENGTH
+    out = ""
+    for _ in range(TAG_LENGTH):
+        n, digit = divmod(n, len(_TAG_ALPHABET))
+        out += _TAG_ALPHABET[digit]
+    return out
+
+
+def encode_payload(
+    name: str, args: tuple[str, ...], version: int, table_id: str, tag: str | None = None
+) -> str:
+    """The payload of a button that sends `name args` to the table `table_id` (tagged `tag`) at `version`."""
     code = _CODES.get(name)
     if code is None:
         raise PayloadError(f"no button code for {name!r}")
@@ -123,23 +166,30 @@ def encode_payload(name: str, args: tuple[str, ...], version: int, table_id: str
             raise PayloadError(f"argument {arg!r} cannot go into a payload")
     if not _TABLE_RE.match(table_id):
         raise PayloadError(f"table id {table_id!r} cannot go into a payload")
-    payload = f"{code}:{'.'.join(args)}:{version}:{table_id}"
+    if tag is not None and not _TAG_RE.match(tag):
+        raise PayloadError(f"table tag {tag!r} cannot go into a payload")
+    if version < 0:
+        raise PayloadError("a version is not negative")
+    payload = f"{code}{tag or ''}:{'.'.join(args)}:{version}:{table_id}"
     if len(payload.encode()) > MAX_PAYLOAD_BYTES:
         raise PayloadError(f"payload longer than {MAX_PAYLOAD_BYTES} bytes: {payload!r}")
     return payload
 
 
-def decode_payload(payload: str) -> tuple[str, tuple[str, ...], int, str]:
-    """(name, args, version, table id) of a payload; raises `PayloadError` for anything malformed."""
+def read_payload(payload: str) -> Payload:
+    """Everything a payload says; raises `PayloadError` for anything malformed."""
     if not isinstance(payload, str) or len(payload.encode("utf-8", "replace")) > MAX_PAYLOAD_BYTES:
         raise PayloadError("payload too long or not text")
     parts = payload.split(":", 3)
     if len(parts) != 4:
         raise PayloadError("payload has too few fields")
-    code, arg_text, version_text, table_id = parts
-    name = _NAMES.get(code)
+    head, arg_text, version_text, table_id = parts
+    name = _NAMES.get(head[:1])
     if name is None:
-        raise PayloadError(f"unknown payload code {code!r}")
+        raise PayloadError(f"unknown payload code {head!r}")
+    tag = head[1:] or None
+    if tag is not None and not _TAG_RE.match(tag):
+        raise PayloadError("malformed table tag")
     args = tuple(arg_text.split(".")) if arg_text else ()
     if any(not _ARG_RE.match(a) for a in args):
         raise PayloadError("malformed payload arguments")
@@ -147,16 +197,24 @@ def decode_payload(payload: str) -> tuple[str, tuple[str, ...], int, str]:
         raise PayloadError("malformed payload version")
     if not _TABLE_RE.match(table_id):
         raise PayloadError("malformed table id")
-    return name, args, int(version_text), table_id
+    return Payload(name, args, int(version_text), table_id, tag)
+
+
+def decode_payload(payload: str) -> tuple[str, tuple[str, ...], int, str]:
+    """(name, args, version, table id) of a payload; raises `PayloadError` for anything malformed."""
+    name, args, version, table_id, _ = read_payload(payload)
+    return name, args, version, table_id
 
 
 def from_payload(payload: str, chat: ChatRef, user: UserRef) -> Command:
     """The command a pressed button sends; `invalid_button` when the payload is not one of ours."""
     try:
-        name, args, version, table_id = decode_payload(payload)
+        p = read_payload(payload)
     except PayloadError:
         return Command(INVALID_BUTTON, (), chat, user, source="button")
-    return Command(name, args, chat, user, source="button", version=version, table_id=table_id)
+    return Command(
+        p.name, p.args, chat, user, source="button", version=p.version, table_id=p.table_id, table_tag=p.tag
+    )
 
 
 def canonical_name(word: str) -> str | None:

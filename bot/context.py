@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from bot.commands import encode_payload
+from bot.commands import encode_payload, table_tag
 from bot.i18n import LANGUAGES, Translator, negotiate, translator
 from bot.model import Button, ChatRef, Command, Group, Message, Private, Sender, UserRef
 from bot.render import render_heading
@@ -151,7 +151,8 @@ class Context:
         """Payloads for buttons drawn now: they carry the version this command will leave."""
 
         def make(name: str, args: tuple[str, ...]) -> str:
-            return encode_payload(name, args, self.next_version, self.table_id)
+            tag = table_tag(self.doc.serial) if self.doc is not None else None
+            return encode_payload(name, args, self.next_version, self.table_id, tag)
 
         return make
 

@@ -15,7 +15,7 @@ import typing
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bot.commands import COMMANDS
+from bot.commands import COMMANDS, table_tag
 from bot.context import Context, Refusal
 from bot.gameflow import seat_user
 from bot.i18n import LANGUAGE_NAMES, LANGUAGES, Translator, negotiate, parse_card_in, translator
@@ -140,9 +140,11 @@ class Handlers:
         doc = ctx.doc
         if doc is None:
             raise Refusal("stale_button")
-        if cmd.version > ctx.version:
+        # A button of an earlier table in this chat (its versions may even be the same as this one's).
+        other = cmd.table_tag is not None and cmd.table_tag != table_tag(doc.serial)
+        if cmd.version > ctx.version and not other:
             raise Refusal("invalid_button")
-        if cmd.version < doc.opened or (exact and cmd.version != ctx.version):
+        if other or cmd.version < doc.opened or (exact and cmd.version != ctx.version):
             refusal = Refusal("stale_button")
             seat = doc.seat_of(ctx.user.key)
             if exact and seat is not None and doc.status == "game" and doc.seats[seat].present:

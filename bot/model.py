@@ -63,9 +63,9 @@ class Command:
     """One request of a user: a command name, its arguments, and where it came from.
 
     `source` is `text` for typed commands and `button` for button presses; a button command carries the
-    table `version` it was drawn from and the `table_id` it belongs to (both from its payload), and the
-    service refuses it when either does not match. Build commands with `bot.commands.parse_text` and
-    `bot.commands.from_payload` rather than by hand.
+    table `version` it was drawn from, the `table_id` it belongs to and the `table_tag` of that table (all
+    from its payload), and the service refuses it when any does not match. Build commands with
+    `bot.commands.parse_text` and `bot.commands.from_payload` rather than by hand.
     """
 
     name: str
@@ -75,6 +75,9 @@ class Command:
     source: Literal["text", "button"] = "text"
     version: int | None = None
     table_id: str | None = None
+    table_tag: str | None = None
+    """A button's mark of the table it was drawn for (`bot.commands.table_tag`): a chat's next table
+    reuses the table id and, once the old one expired, its versions too."""
 
 
 @dataclass(frozen=True, slots=True)

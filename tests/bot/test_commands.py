@@ -6,12 +6,17 @@ import pytest
 
 from bot.commands import (
     INVALID_BUTTON,
+    MAX_CHAT_ID,
     MAX_PAYLOAD_BYTES,
+    MAX_PLATFORM,
+    Payload,
     PayloadError,
     decode_payload,
     encode_payload,
     from_payload,
     parse_text,
+    read_payload,
+    table_tag,
 )
 from bot.i18n import parse_card_in
 from bot.markup import escape, parse, to_discord, to_html, to_plain
@@ -64,6 +69,39 @@ def test_payload_round_trip_and_limit() -> None:
     )
     with pytest.raises(PayloadError):
         encode_payload("play", ("QS",), 1, "tg:" + "9" * 60)
+
+
+def test_payloads_carry_the_table_tag() -> None:
+    tag = table_tag("a1b2c3d4e5")
+    assert len(tag) == 3 and tag.isalnum() and tag == tag.lower() and tag == table_tag("a1b2c3d4e5")
+    assert len({table_tag(f"{n:010x}") for n in range(2000)}) > 1900  # tables of one chat rarely share one
+    payload = encode_payload("play", ("QS", "!"), 42, "tg:-100123", tag)
+    assert payload == f"p{tag}:QS.!:42:tg:-100123"
+    assert read_payload(payload) == Payload("play", ("QS", "!"), 42, "tg:-100123", tag)
+    assert decode_payload(payload) == ("play", ("QS", "!"), 42, "tg:-100123")  # as before tags
+    command = from_payload(payload, CHAT, USER)
+    assert (command.version, command.table_id, command.table_tag) == (42, "tg:-100123", tag)
+    # A payload of before tags (still on people's screens) reads, with no tag.
+    old = from_payload("p:QS:42:tg:-100123", CHAT, USER)
+    assert (old.name, old.version, old.table_tag) == ("play", 42, None)
+    for bad in ("pABC:QS:42:tg:1", "pabcd:QS:42:tg:1", "pab:QS:42:tg:1", "?abc:QS:42:tg:1", "abc:QS:42:tg:1"):
+        assert from_payload(bad, CHAT, USER).name == INVALID_BUTTON, bad
+
+
+def test_the_longest_payload_fits_with_the_longest_chat_id() -> None:
+    """The longest arguments (a give of three tens), a ten-digit version, a tag, the longest platform name
+    and the longest chat id allowed: 64 bytes, Telegram's limit; one character more does not fit."""
+    table_id = "p" * MAX_PLATFORM + ":" + "-" + "9" * (MAX_CHAT_ID - 1)
+    payload = encode_payload("give", ("10H", "10D", "10S"), 10**10 - 1, table_id, table_tag("f" * 10))
+    assert len(payload.encode()) == MAX_PAYLOAD_BYTES
+    assert read_payload(payload).table_id == table_id
+    with pytest.raises(PayloadError):
+        encode_payload("give", ("10H", "10D", "10S"), 1, table_id + "9", "abc")
+    with pytest.raises(PayloadError):
+        encode_payload("give", ("10H",), 1, "p" * (MAX_PLATFORM + 1) + ":1", "abc")
+    # Real chat ids are far shorter: Telegram's supergroups, Discord's snowflakes.
+    for real in ("tg:-1009999999999", "dc:18446744073709551615"):
+        assert len(encode_payload("give", ("10H", "10D", "10S"), 10**10 - 1, real, "abc")) < MAX_PAYLOAD_BYTES
 
 
 @pytest.mark.parametrize(

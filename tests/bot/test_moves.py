@@ -6,7 +6,7 @@ import random
 
 from botkit import Harness, action_text, errors, make_user
 
-from bot.commands import encode_payload
+from bot.commands import decode_payload, encode_payload
 from bot.i18n import translator
 from bot.model import ChatRef, Private, Sender
 from core.actions import Bid, Pass, Play
@@ -139,7 +139,7 @@ async def test_buttons_stale_forged_and_foreign(harness: Harness) -> None:
     hand = h.hands[me.key]
     version, _ = await h.doc()
     payloads = [b.payload for row in hand.buttons for b in row]
-    assert all(p.split(":")[2] == str(version) for p in payloads)
+    assert all(decode_payload(p)[2] == version for p in payloads)
     before = await h.store.load(h.table_id)
     bad = [
         encode_payload("pass", (), version + 5, h.table_id),  # a version the table never had
@@ -256,7 +256,7 @@ async def test_a_hand_asked_for_is_a_fresh_message(harness: Harness) -> None:
     assert state.to_act is not None
     idle = USERS[(state.to_act + 1) % 3]
     table = next(m for m in h.sent if m.kind == "table")
-    my_hand = next(b.payload for row in table.buttons for b in row if b.payload.startswith("h:"))
+    my_hand = next(b.payload for row in table.buttons for b in row if decode_payload(b.payload)[0] == "hand")
     private = ChatRef(idle.platform, idle.user_id, idle.name, True)
     for out in (
         await h.text(idle, "/hand"),
@@ -273,3 +273,45 @@ async def test_a_hand_asked_for_is_a_fresh_message(harness: Harness) -> None:
     assert not errors(out)
     own = [m for m in out if m.kind == "hand" and m.audience.user.key == mover.key]  # type: ignore[union-attr]
     assert len(own) == 1 and not own[0].notify
+
+
+async def test_buttons_of_an_expired_table_are_stale_for_the_next_one(harness: Harness) -> None:
+    """A table that expired is gone from the store, and the chat's next table counts its versions from 1
+    again: the old table's buttons carry the same versions, but they are refused as out of date."""
+    h = harness
+    assert not errors(await h.text(ALA, "/new"))
+    assert not errors(await h.text(BARTEK, "/join"))  # version 2
+    lobby = [m for m in h.sent if m.kind == "lobby"][-1]
+    old_start = next(
+        b.payload for row in lobby.buttons for b in row if decode_payload(b.payload)[0] == "start"
+    )
+    assert not errors(await h.text(ALA, "/start"))  # version 3
+    table = [m for m in h.sent if m.kind == "table"][-1]
+    old_hand = next(b.payload for row in table.buttons for b in row)
+    state = await h.state()
+    mover = USERS[state.to_act or 0]
+    old_move = h.hands[mover.key].buttons[0][0].payload
+    assert [decode_payload(p)[2] for p in (old_start, old_hand, old_move)] == [2, 3, 3]
+    # A week without a move: the table expires.
+    h.clock.advance(h.service.settings.game_ttl + 60)
+    assert await h.store.load(h.table_id) is None
+    assert not errors(await h.text(ALA, "/new"))
+    assert not errors(await h.text(BARTEK, "/join"))
+    assert (await h.doc())[0] == 2
+    stale = "This button is out of date: the table has moved on."
+    before = await h.store.load(h.table_id)
+    out = await h.press(ALA, old_start)  # same code, same version as the new lobby's Start
+    assert [m.body for m in out] == [stale]
+    assert await h.store.load(h.table_id) == before
+    assert not errors(await h.text(ALA, "/start"))
+    assert (await h.doc())[0] == 3
+    before = await h.store.load(h.table_id)
+    for user, payload in ((ALA, old_hand), (mover, old_move)):
+        out = await h.press(user, payload)
+        assert out[0].kind == "error" and out[0].body == stale, payload
+        assert all(m.kind != "hand" or not m.buttons or m.audience.user.key == user.key for m in out)  # type: ignore[union-attr]
+        assert await h.store.load(h.table_id) == before
+    # The new table's own buttons work.
+    state = await h.state()
+    mover = USERS[state.to_act or 0]
+    assert not errors(await h.press(mover, h.hands[mover.key].buttons[0][0].payload))

@@ -250,7 +250,7 @@ async def test_a_hand_asked_for_comes_to_the_bottom_of_the_private_chat(rig: Rig
     second = hands()[0]
     await rig.say(idle, idle, "/rules")
     table_message = next(m for m in reversed(fake.bot_messages(chat)) if m.callback_data)
-    my_hand = next(d for d in table_message.callback_data if d.startswith("h:"))
+    my_hand = next(d for d in table_message.callback_data if decode_payload(d)[0] == "hand")
     await rig.press(chat, idle, table_message, my_hand)
     assert [m.message_id for m in hands()] == [fake.messages(idle)[-1].message_id] != [second.message_id]
     assert hands()[0].content == second.content
