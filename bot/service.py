@@ -174,6 +174,7 @@ class Service:
 
     async def run(self, table_id: str, command: Command, handler: Handler) -> list[Message]:
         """Load, handle, compare-and-set; retried from a fresh load when another writer came first."""
+        ctx: Context | None = None
         async with self._lock(table_id):
             for _ in range(self.settings.cas_retries):
                 now = self.clock()
@@ -206,7 +207,8 @@ class Service:
                     except Exception:
                         log.exception("after-save step of %s failed", command.name)
                 return ctx.outgoing(ctx.messages, version + 1)
-        return [self._error_message(command, "busy")]
+        busy = self._error_message(command, "busy")
+        return [busy] if ctx is None else ctx.outgoing([busy], ctx.version)
 
     async def _save(self, ctx: Context) -> None:
         doc = ctx.doc

@@ -51,7 +51,7 @@ async def test_every_private_message_of_a_game_names_the_group(harness: Harness)
             break
     await h.text(ALA, "/score", chat=private_chat(ALA))
     await h.text(CELINA, "/hand")
-    await h.text(BARTEK, "/play QS")  # refused (not his turn, or no such card): privately, with the heading
+    await h.text(BARTEK, "/bid 5")  # always refused (too low, off the step, or the wrong phase): privately
     private = [m for m in h.sent if delivered_privately(m)]
     assert {m.kind for m in private} >= {"hand", "error", "score"}
     for m in private:
@@ -138,3 +138,24 @@ def test_system_commands_cannot_be_typed() -> None:
         command = parse_text(f"/{name}", ChatRef("t", "-1"), ALA)
         assert command is not None and command.name == "unknown"
         assert parse_text(name, ChatRef("t", "-1"), ALA) is None
+
+
+async def test_a_busy_table_names_the_group_too(harness: Harness) -> None:
+    """Every attempt lost its compare-and-set: "busy, try again", privately, names the group's game."""
+    from bot.storage import VersionConflict
+
+    h = harness
+    await h.open_table([ALA, BARTEK, CELINA])
+    state = await h.state()
+    mover = USERS[state.to_act or 0]
+
+    async def conflict(table_id: str, expected: int, *args: object, **kwargs: object) -> int:
+        raise VersionConflict(table_id, expected, expected + 1)
+
+    h.store.save = conflict  # type: ignore[method-assign]
+    out = await h.text(mover, "/pass")
+    lang = "pl" if mover.key == CELINA.key else "en"
+    busy = translator(lang)._("The table is busy. Please try again.")
+    assert [m.kind for m in out] == ["error"] and out[0].body == busy
+    assert out[0].heading == heading(lang)
+    assert out[0].version == (await h.doc())[0]
