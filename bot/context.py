@@ -88,6 +88,8 @@ class Context:
     """How many game actions the loaded table held (the stream entry lists the ones added)."""
     retitled: bool = False
     """The command brought a new title of the table's group (see `Service.run`)."""
+    other_tables: list[Message] = field(default_factory=list)
+    """Messages of other tables the command changed too (`lang`), ready to send as they are."""
 
     @property
     def next_version(self) -> int:

@@ -18,7 +18,7 @@ from bot.ai import AiRunner
 from bot.chart import score_chart
 from bot.context import Context, Refusal
 from bot.i18n import translator
-from bot.model import UserRef
+from bot.model import Private, UserRef
 from bot.render import private_notes, render_hand, render_result, render_score_sheet, render_table, seat_name
 from bot.settings import Settings
 from bot.snapshot import encode_action
@@ -233,6 +233,25 @@ class GameFlow:
             notify=notify,
             kind="hand",
         )
+
+    def keep_turn_buttons(self, ctx: Context) -> None:
+        """Every save makes the table's buttons older, and a move needs the exact version: when a command
+        changed the table without sending the player to act their hand (a seat's language, a vote, someone
+        leaving on another's turn...), their hand is redrawn (an edit, nobody notified) so that its buttons
+        stay good."""
+        doc = ctx.doc
+        state = ctx.state
+        if doc is None or state is None or doc.status != "game" or state.finished:
+            return
+        seat = state.to_act
+        if seat is None or seat < 0 or not doc.seats[seat].present:
+            return
+        key = f"hand:{doc.id}"
+        user_key = doc.seats[seat].user
+        for m in ctx.messages:
+            if m.key == key and isinstance(m.audience, Private) and m.audience.user.key == user_key:
+                return
+        self.hand_message(ctx, seat, force=True, notify=False)
 
     def finish(self, ctx: Context, why: str) -> None:
         """End the table: the score sheet to the group; statistics after the save when it was won."""

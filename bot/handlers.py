@@ -736,7 +736,7 @@ class Handlers:
             ctx.mark("lang")
         # The user's seats at other tables (a group's, when this is their private chat) follow too.
         for table_id in sorted(await self.svc.store.tables_for_user(ctx.user.key) - {ctx.table_id}):
-            await self.svc.run(table_id, ctx.command, _seat_language(ctx.user.key, code))
+            ctx.other_tables += await self.svc.run(table_id, ctx.command, _seat_language(ctx.user.key, code))
         done = translator(code)._("Your language is now {name}.").format(name=LANGUAGE_NAMES[code])
         ctx.reply(done, language=code)
 

@@ -193,7 +193,8 @@ class Service:
                     refused = [self._refusal_message(ctx, refusal), *refusal.follow_up]
                     return ctx.outgoing(refused, version)
                 if not ctx.changed:
-                    return ctx.outgoing(ctx.messages, version)
+                    return ctx.outgoing(ctx.messages, version) + ctx.other_tables
+                self.flow.keep_turn_buttons(ctx)
                 try:
                     await self._save(ctx)
                 except VersionConflict:
@@ -206,7 +207,7 @@ class Service:
                             await result
                     except Exception:
                         log.exception("after-save step of %s failed", command.name)
-                return ctx.outgoing(ctx.messages, version + 1)
+                return ctx.outgoing(ctx.messages, version + 1) + ctx.other_tables
         busy = self._error_message(command, "busy")
         return [busy] if ctx is None else ctx.outgoing([busy], ctx.version)
 

@@ -240,9 +240,14 @@ async def test_language_chosen_in_the_private_chat_reaches_the_group_table(harne
     await three_humans(h)
     dm = ChatRef("t", BARTEK.user_id, "", private=True)
     out = await h.text(BARTEK, "/lang uk", chat=dm)
-    assert out[-1].language == "uk" and not errors(out)
-    _, doc = await h.doc()
+    reply = [m for m in out if isinstance(m.audience, Sender)]
+    assert len(reply) == 1 and reply[0].language == "uk" and not errors(out)
+    version, doc = await h.doc()
     assert doc is not None and doc.seats[1].lang == "uk"
+    # The group's table changed: its player to act got their hand again, with buttons of the new version.
+    mover = USERS[(await h.state()).to_act or 0]
+    hand = [m for m in out if m.kind == "hand" and m.audience.user.key == mover.key]  # type: ignore[union-attr]
+    assert len(hand) == 1 and hand[0].version == version and hand[0].heading
     out = await h.text(BARTEK, "/hand")
     assert out[0].language == "uk" and "Ваші карти" in out[0].text
 
@@ -315,3 +320,35 @@ async def test_buttons_of_an_expired_table_are_stale_for_the_next_one(harness: H
     state = await h.state()
     mover = USERS[state.to_act or 0]
     assert not errors(await h.press(mover, h.hands[mover.key].buttons[0][0].payload))
+
+
+async def test_the_player_to_act_keeps_good_buttons_whatever_changes_the_table(harness: Harness) -> None:
+    """A move button needs the exact table version. Commands that change the table but not the game (a
+    seat's language, a vote to kick, someone else leaving) redraw the hand of the player to act, without
+    notifying them, so the buttons they see keep working."""
+    h = harness
+    await three_humans(h)
+    state = await h.state()
+    assert state.to_act is not None
+    mover = USERS[state.to_act]
+    others = [u for u in USERS.values() if u.key != mover.key]
+    steps = [
+        (others[0], "/lang pl"),
+        (others[0], f"/kick {others[1].name}"),  # one vote of two: nothing decided yet
+        (others[1], "/leave"),
+    ]
+    for user, text in steps:
+        before, _ = await h.doc()
+        out = await h.text(user, text)
+        assert not errors(out), (text, [m.text for m in out])
+        after, _ = await h.doc()
+        assert after == before + 1, text
+        hands = [m for m in out if m.kind == "hand" and m.audience.user.key == mover.key]  # type: ignore[union-attr]
+        assert len(hands) == 1 and not hands[0].notify, text
+        assert hands[0].buttons and all(
+            decode_payload(b.payload)[2] == after for row in hands[0].buttons for b in row
+        )
+    # The last hand's buttons work (bidding: Pass or a bid).
+    assert USERS[(await h.state()).to_act or 0].key == mover.key
+    assert not errors(await h.press(mover, hands[0].buttons[0][0].payload))
+    assert (await h.doc())[0] == after + 1
