@@ -8,8 +8,12 @@
   note in the group that carries **none** of the message, only a link to open the private chat. A Sender
   message can hold private facts (the cards one may play), so it never reaches a group.
 
-Commands the adapter makes up itself (a user blocked the bot, so they leave their tables) have a
-`system` origin: their Sender messages have nobody to go to and are dropped.
+Commands the adapter makes up itself (`unreachable` for a user who blocked the bot or left the group,
+`title` for a renamed group, `end` for a group that removed the bot) have a `system` origin: their Sender
+messages have nobody to go to and are dropped.
+
+A `Sender` answer shown as an alert pops up over the chat where the button was pressed: it leaves out the
+line naming the group (`Message.heading`), which a private message keeps.
 """
 
 from __future__ import annotations
