@@ -734,8 +734,10 @@ class Handlers:
         if doc is not None and seat is not None and doc.status != "finished":
             doc.seats[seat].lang = code
             ctx.mark("lang")
-        # The user's seats at other tables (a group's, when this is their private chat) follow too.
-        for table_id in sorted(await self.svc.store.tables_for_user(ctx.user.key) - {ctx.table_id}):
+        # Chosen in their private chat, the user's seats at other tables (groups') follow too; a command
+        # given in a group changes no other chat's table.
+        others = await self.svc.store.tables_for_user(ctx.user.key) if ctx.chat.private else set()
+        for table_id in sorted(others - {ctx.table_id}):
             ctx.other_tables += await self.svc.run(table_id, ctx.command, _seat_language(ctx.user.key, code))
         done = translator(code)._("Your language is now {name}.").format(name=LANGUAGE_NAMES[code])
         ctx.reply(done, language=code)

@@ -352,3 +352,16 @@ async def test_the_player_to_act_keeps_good_buttons_whatever_changes_the_table(h
     assert USERS[(await h.state()).to_act or 0].key == mover.key
     assert not errors(await h.press(mover, hands[0].buttons[0][0].payload))
     assert (await h.doc())[0] == after + 1
+
+
+async def test_lang_in_a_group_changes_no_other_chats_table(harness: Harness) -> None:
+    h = harness
+    await three_humans(h)
+    other = ChatRef("t", "-200", "Other group")
+    assert not errors(await h.text(BARTEK, "/new", chat=other))
+    before = await h.store.load(h.table_id)
+    out = await h.text(BARTEK, "/lang uk", chat=other)
+    assert not errors(out)
+    assert await h.store.load(h.table_id) == before  # the first group's table is as it was
+    stored = await h.store.load(other.key)
+    assert stored is not None and '"lang":"uk"' in stored.document
