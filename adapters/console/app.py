@@ -51,7 +51,7 @@ class ConsoleGame:
     console: Console
     read_line: ReadLine
     options: GameOptions
-    chat: ChatRef = field(default_factory=lambda: ChatRef("console", "local", "Terminal"))
+    chat: ChatRef = field(default_factory=lambda: ChatRef("console", "local", "Terminal", private=True))
     buttons: list[str] = field(default_factory=list)
     shown: dict[str, str] = field(default_factory=dict)
     over: bool = False
