@@ -38,8 +38,8 @@ bench: native
 	PYTHONPATH=$(NATIVE) $(BIN)/python bench/engine.py
 	$(BIN)/python bench/engine.py --seconds 1
 
-fuzz: $(STAMP)
-	$(BIN)/python bench/fuzz.py --deals 1000000
+fuzz: native
+	PYTHONPATH=$(NATIVE) $(BIN)/python bench/fuzz.py --deals 1000000 --chunk 5000
 
 clean:
 	rm -rf $(VENV) build .mypy_cache .ruff_cache .pytest_cache
