@@ -32,6 +32,8 @@ from typing import Any
 import typer
 
 from core.ai import LEVELS, choose_action
+from core.cards import MARRIAGE_MASKS
+from core.deal import Phase
 from core.game import new_game
 from core.rules import RuleError, preset
 from core.view import seat_view
@@ -55,6 +57,8 @@ class GameResult:
     """1 for a sole win, 1/k for a win shared by k players, else 0."""
     declared: dict[str, int]
     made: dict[str, int]
+    marriages: dict[str, list[int]]
+    """Per role: [marriages held when the play began, of them declared]."""
     times: dict[str, list[float]] = field(default_factory=dict)
 
 
@@ -87,6 +91,8 @@ def play_game(spec: ArenaSpec, game: int, rotation: int) -> GameResult:
     times: dict[str, list[float]] = {spec.candidate: [], spec.baseline: []}
     declared = {"candidate": 0, "baseline": 0}
     made = {"candidate": 0, "baseline": 0}
+    marriages = {"candidate": [0, 0], "baseline": [0, 0]}
+    held: list[int] = []
     points = 0.0
     cand_points = 0
     base_points = 0.0
@@ -104,8 +110,18 @@ def play_game(spec: ArenaSpec, game: int, rotation: int) -> GameResult:
         index += 1
         before = len(state.results)
         state.apply_action(seat, action)
+        if not held and state.deal.phase == Phase.PLAY and len(state.results) == before:
+            held = [_marriages_in(state.deal.hands[s]) for s in range(spec.players)]
         if len(state.results) > before:
             res = state.results[-1]
+            if held:
+                for s in range(spec.players):
+                    if held[s]:
+                        marriages[roles[s]][0] += held[s].bit_count()
+                        marriages[roles[s]][1] += sum(
+                            1 for m in res.marriages[s] if m != "A" and held[s] >> "CSHD".index(m) & 1
+                        )
+            held = []
             others = [res.scores[s] for s in range(spec.players) if s != rotation]
             mean_others = sum(others) / len(others)
             points += res.scores[rotation] - mean_others
@@ -125,8 +141,27 @@ def play_game(spec: ArenaSpec, game: int, rotation: int) -> GameResult:
         winners = leaders
     win = 1.0 / len(winners) if rotation in winners else 0.0
     return GameResult(
-        game, rotation, len(state.results), points, cand_points, base_points, win, declared, made, times
+        game,
+        rotation,
+        len(state.results),
+        points,
+        cand_points,
+        base_points,
+        win,
+        declared,
+        made,
+        marriages,
+        times,
     )
+
+
+def _marriages_in(hand: int) -> int:
+    """Suits (bit mask) whose marriage ``hand`` holds."""
+    out = 0
+    for s, m in enumerate(MARRIAGE_MASKS):
+        if hand & m == m:
+            out |= 1 << s
+    return out
 
 
 def _task(args: tuple[ArenaSpec, int, int]) -> GameResult:
@@ -175,6 +210,8 @@ def summarize(spec: ArenaSpec, results: list[GameResult], elapsed: float) -> dic
     wins = sum(r.win for r in results)
     declared = {k: sum(r.declared[k] for r in results) for k in ("candidate", "baseline")}
     made = {k: sum(r.made[k] for r in results) for k in ("candidate", "baseline")}
+    held = {k: sum(r.marriages[k][0] for r in results) for k in ("candidate", "baseline")}
+    called = {k: sum(r.marriages[k][1] for r in results) for k in ("candidate", "baseline")}
     times: dict[str, list[float]] = {}
     for r in results:
         for level, ts in r.times.items():
@@ -201,6 +238,14 @@ def summarize(spec: ArenaSpec, results: list[GameResult], elapsed: float) -> dic
                 "declared": declared[k],
                 "made": made[k],
                 "rate": round(made[k] / declared[k], 4) if declared[k] else None,
+            }
+            for k in ("candidate", "baseline")
+        },
+        "marriages_declared": {
+            k: {
+                "held": held[k],
+                "declared": called[k],
+                "rate": round(called[k] / held[k], 4) if held[k] else None,
             }
             for k in ("candidate", "baseline")
         },
@@ -275,6 +320,13 @@ def format_text(report: dict[str, Any]) -> str:
         cm = report["contracts_made"][role]
         rate = "-" if cm["rate"] is None else f"{cm['rate']:.3f}"
         lines.append(f"contracts made as declarer, {role}: {cm['made']}/{cm['declared']} ({rate})")
+    for role in ("candidate", "baseline"):
+        md = report["marriages_declared"][role]
+        rate = "-" if md["rate"] is None else f"{md['rate']:.3f}"
+        lines.append(
+            f"marriages declared of those held at the first lead, {role}: "
+            f"{md['declared']}/{md['held']} ({rate})"
+        )
     for level, t in report["decision_ms"].items():
         lines.append(
             f"decision time {level}: p50 {t['p50']:.2f} ms, p99 {t['p99']:.2f} ms, max {t['max']:.2f} ms "

@@ -32,7 +32,15 @@ from ..rules import Barrel, Opening
 from ..view import SeatView
 from .bids import BidModel
 from .budget import Budget
-from .hand import choose_discard, choose_give, estimate_points, give_candidates, p_make, ranked_cards
+from .hand import (
+    choose_discard,
+    choose_give,
+    estimate_points,
+    give_candidates,
+    p_make,
+    p_make_after,
+    ranked_cards,
+)
 from .infer import TALON, Knowledge, knowledge, sample
 from .play import easy_play, pimc_play
 from .rollout import rollout
@@ -59,6 +67,8 @@ class Level:
     """Judge a pass by playing the rest of the auction out (else: the strongest other hand declares)."""
     infer_bids: bool = False
     """Weight sampled deals by how likely they make the auction that was seen."""
+    public_rollouts: bool = False
+    """Playouts in which players judge the others by what the table saw, not by their real hands."""
 
 
 LEVEL_PARAMS: dict[str, Level] = {
@@ -84,8 +94,17 @@ def decide(
         if level.endgame:
             from .endgame import solve_play
 
-            return solve_play(view, legal, rng, budget, level.play_worlds, level.endgame, level.infer_bids)
-        return pimc_play(view, legal, rng, budget, level.play_worlds, level.infer_bids)
+            return solve_play(
+                view,
+                legal,
+                rng,
+                budget,
+                level.play_worlds,
+                level.endgame,
+                level.infer_bids,
+                level.public_rollouts,
+            )
+        return pimc_play(view, legal, rng, budget, level.play_worlds, level.infer_bids, level.public_rollouts)
     if phase == Phase.BIDDING:
         return _bidding(level, view, legal, rng, budget)
     if phase == Phase.BLIND:
@@ -189,7 +208,7 @@ def _bid_values(
         # As declarer.
         sim = ds.start(hands.copy(), me, value, talon, rng)
         rollout(sim)
-        u_decl += w * ctx.utility(me, me, value, sim.taken)
+        u_decl += w * ctx.utility(me, me, sim.contract, sim.taken)
         # As a defender: the others bid on (by the easy rule of thumb) and one of them declares.
         if level.auction_model:
             other, contract = _auction_without(view, hands, ds.mvals)
@@ -197,7 +216,7 @@ def _bid_values(
             other, contract = _strongest_other(view, hands, ds.mvals, value)
         sim = ds.start(hands.copy(), other, contract, talon, rng)
         rollout(sim)
-        u_def += w * ctx.utility(me, other, contract, sim.taken)
+        u_def += w * ctx.utility(me, other, sim.contract, sim.taken)
         worlds += 1
         if not budget.spend(cost):
             break
@@ -367,7 +386,7 @@ def _exchange(
     concede_u = ctx.utility(me, me, view.bid, zeros, "concede") if CONCEDE in legal else None
     if level.name == "easy":
         expected = easy_estimate(view, hand, 0)
-        p = p_make(expected, view.bid)
+        p = p_make_after(expected, view.bid)
         if bomb_u is not None and p < 0.3:
             return BOMB
         if concede_u is not None and p < 0.15:
@@ -428,7 +447,7 @@ def _contract(
         expected = easy_estimate(view, view.hand, 0)
         best = values[0]
         for v in values:
-            if p_make(expected, v) >= 0.75:
+            if p_make_after(expected, v) >= 0.7:
                 best = max(best, v)
         return _pick_contract(legal, best)
     k = knowledge(view)

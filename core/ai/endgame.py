@@ -3,7 +3,8 @@
 Early in a deal the hard player does what the medium one does with more deals; once few cards are
 left, each sampled deal is solved exactly instead of played out by the heuristic: an alpha-beta
 search of the declarer (maximizing their deal points) against the defenders as a team (minimizing
-them), which is what decides the contract.  The defenders' share of the rest is split evenly.
+them), which is what decides the contract.  When a defender decides, its own points break ties (the
+team minimizes ``BIG * declarer points - own points``), so it still takes what it can for itself.
 """
 
 from __future__ import annotations
@@ -18,12 +19,14 @@ from ..view import SeatView
 from .bids import BidModel
 from .budget import Budget
 from .infer import knowledge, sample
-from .play import easy_play, move_of, world_sim
+from .play import easy_play, known_voids, move_of, world_sim
 from .rollout import rollout
 from .score import ScoreCtx
 from .sim import DECLARE, QK_ALL, Sim
 
-_INF: Final = 1 << 20
+_INF: Final = 1 << 30
+BIG: Final = 1024
+"""Weight of a declarer point against a point of the deciding defender in the solver's objective."""
 
 
 def _bits_high_first(mask: CardMask) -> list[int]:
@@ -38,9 +41,9 @@ def _bits_high_first(mask: CardMask) -> list[int]:
 class Solver:
     """Exact play of a small open-card position (no ``must_beat``, no crawl)."""
 
-    __slots__ = ("auto", "decl", "hands", "mvals", "n", "nodes", "piles", "pr", "succ", "table")
+    __slots__ = ("auto", "big", "decl", "hands", "me", "mvals", "n", "nodes", "piles", "pr", "succ", "table")
 
-    def __init__(self, sim: Sim) -> None:
+    def __init__(self, sim: Sim, me: int = -1) -> None:
         self.hands = sim.hands.copy()
         self.succ = sim.succ
         self.decl = sim.declarer
@@ -51,6 +54,9 @@ class Solver:
         self.auto = not sim.pr.choice
         self.nodes = 0
         self.table: dict[tuple[int, ...], tuple[int, int]] = {}
+        # A defender deciding also counts its own points, below the declarer's.
+        self.me = me if me >= 0 and me != sim.declarer else -1
+        self.big = BIG if self.me >= 0 else 1
 
     def moves(self, seat: int, trick: list[int], trump: int) -> list[int]:
         hand = self.hands[seat]
@@ -136,16 +142,22 @@ class Solver:
                 ):
                     new_trump = suit
                     if seat == self.decl:
-                        gain = self.mvals[suit]
+                        gain = self.mvals[suit] * self.big
+                    elif seat == self.me:
+                        gain = -self.mvals[suit]
             hands[seat] ^= 1 << c
             trick.append(c)
             seats.append(seat)
             if len(trick) == self.n:
                 winner = seats[_winner(trick, new_trump)]
                 add = gain
-                if winner == self.decl:
+                if winner == self.decl or winner == self.me:
+                    pts = 0
                     for x in trick:
-                        add += CARD_POINTS[x]
+                        pts += CARD_POINTS[x]
+                    if not hands[winner]:
+                        pts += self.piles
+                    add += pts * self.big if winner == self.decl else -pts
                 saved_t = list(trick)
                 saved_s = list(seats)
                 trick.clear()
@@ -153,7 +165,7 @@ class Solver:
                 if hands[winner]:
                     v = add + self.search(winner, trick, seats, new_trump, alpha - add, beta - add)
                 else:
-                    v = add + (self.piles if winner == self.decl else 0)
+                    v = add
                 trick.extend(saved_t)
                 seats.extend(saved_s)
             else:
@@ -192,28 +204,35 @@ def _winner(trick: list[int], trump: int) -> int:
     return best
 
 
-def solve_root(sim: Sim, moves: list[int]) -> tuple[list[int], int]:
-    """For each root move, the declarer's final deal points with exact play afterwards; and the
-    number of positions searched (the work done)."""
-    out = []
+def solve_root(sim: Sim, moves: list[int], me: int = -1) -> tuple[list[tuple[int, int]], int]:
+    """For each root move, the final deal points of the declarer and of ``me`` (a defender; -1 when
+    ``me`` is the declarer or not given) with exact play afterwards; and the positions searched."""
+    out: list[tuple[int, int]] = []
     nodes = 0
     table: dict[tuple[int, ...], tuple[int, int]] = {}
+    decl = sim.declarer
+    track = me >= 0 and me != decl
     for m in moves:
         s = sim.clone()
         s.play(m)
         if s.done:
-            out.append(s.taken[s.declarer])
+            out.append((s.taken[decl], s.taken[me] if track else -1))
             continue
-        solver = Solver(s)
+        solver = Solver(s, me)
         solver.table = table
-        future = solver.search(s.to_act, list(s.trick), list(s.trick_seats), s.trump, -_INF, _INF)
+        v = solver.search(s.to_act, list(s.trick), list(s.trick_seats), s.trump, -_INF, _INF)
         nodes += solver.nodes
-        out.append(s.taken[s.declarer] + future)
+        if track:
+            d = -((-v) // BIG)
+            out.append((s.taken[decl] + d, s.taken[me] + BIG * d - v))
+        else:
+            out.append((s.taken[decl] + v, -1))
     return out, nodes
 
 
-def _points_vector(sim: Sim, decl_final: int) -> list[int]:
-    """A final points vector: the declarer's as solved, the rest split evenly among the defenders."""
+def _points_vector(sim: Sim, decl_final: int, me: int, my_final: int) -> list[int]:
+    """Final deal points: the declarer's (and the deciding defender's) as solved, the rest of the cards
+    to the other defenders."""
     remaining = sim.piles_points
     for h in sim.hands:
         m = h
@@ -224,13 +243,18 @@ def _points_vector(sim: Sim, decl_final: int) -> list[int]:
     for c in sim.trick:
         remaining += CARD_POINTS[c]
     decl = sim.declarer
-    rest = max(0, remaining - (decl_final - sim.taken[decl]))
-    defenders = [s for s in range(len(sim.taken)) if s != decl and sim.succ[s] >= 0]
     out = list(sim.taken)
+    rest = remaining - (decl_final - out[decl])
     out[decl] = decl_final
-    share, extra = divmod(rest, len(defenders))
-    for i, s in enumerate(defenders):
-        out[s] += share + (extra if i == 0 else 0)
+    if my_final >= 0:
+        rest -= my_final - out[me]
+        out[me] = my_final
+    others = [s for s in range(len(out)) if s != decl and s != me and sim.succ[s] >= 0]
+    if others:
+        rest = max(0, rest)
+        share, extra = divmod(rest, len(others))
+        for i, s in enumerate(others):
+            out[s] += share + (extra if i == 0 else 0)
     return out
 
 
@@ -242,6 +266,7 @@ def solve_play(
     max_worlds: int,
     endgame_cards: int,
     infer_bids: bool = False,
+    public_rollouts: bool = False,
 ) -> Action:
     """Monte Carlo over consistent deals; each deal solved exactly once few cards are left."""
     moves = [move_of(a) for a in legal]
@@ -249,6 +274,7 @@ def solve_play(
     model = BidModel(view, k) if infer_bids else None
     if model is not None and not model.useful:
         model = None
+    voids = known_voids(view) if public_rollouts else None
     ctx = ScoreCtx(view)
     me = view.seat
     remaining = sum(view.hand_counts)
@@ -270,18 +296,18 @@ def solve_play(
         base = world_sim(view, k, masks)
         w = model.weight(masks) if model is not None else 1.0
         if exact:
-            finals, nodes = solve_root(base, moves)
+            finals, nodes = solve_root(base, moves, me)
             spent = nodes // 2 + 4 * len(moves)
             for i, m in enumerate(moves):
                 s = base.clone()
                 s.play(m)
-                pts = _points_vector(s, finals[i]) if not s.done else s.taken
+                pts = _points_vector(s, finals[i][0], me, finals[i][1]) if not s.done else s.taken
                 totals[i] += w * ctx.utility(me, base.declarer, base.contract, pts)
         else:
             for i, m in enumerate(moves):
                 s = base.clone()
                 s.play(m)
-                rollout(s)
+                rollout(s, voids)
                 totals[i] += w * ctx.utility(me, s.declarer, s.contract, s.taken)
             spent = cost
         worlds += 1

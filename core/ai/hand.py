@@ -157,6 +157,25 @@ def estimate_points(hand: CardMask, mvals: tuple[int, ...], talon_cards: int, un
     return pts
 
 
-def p_make(expected: float, contract: int, spread: float = 22.0) -> float:
-    """Chance that deal points reach ``contract`` when ``expected`` is their mean (normal model)."""
+def p_make(expected: float, contract: int, spread: float = 42.0) -> float:
+    """Chance that deal points reach ``contract`` when ``expected`` is their mean (normal model).
+
+    The spread is what playouts show for a hand before the talon (about 45 points).
+    """
     return 0.5 * (1.0 + math.erf((expected - contract + 2.5) / (spread * math.sqrt(2.0))))
+
+
+AFTER_EXCHANGE_BIAS: Final = 20.0
+""":func:`estimate_points` of a hand after the exchange runs this much above what playouts make."""
+AFTER_EXCHANGE_SPREAD: Final = 34.0
+
+
+def p_make_after(expected: float, contract: int) -> float:
+    """:func:`p_make` for a hand after the exchange (``expected`` from ``estimate_points(.., 0, ..)``)."""
+    return p_make(expected - AFTER_EXCHANGE_BIAS, contract, AFTER_EXCHANGE_SPREAD)
+
+
+def raise_for(expected_after: float, contract: int, top: int, step: int) -> int:
+    """The contract a declarer fixes after the exchange by rule of thumb: likely made (about 60%)."""
+    target = int(expected_after - AFTER_EXCHANGE_BIAS - 9) // step * step
+    return max(contract, min(target, top))

@@ -111,6 +111,14 @@ def _bits(mask: CardMask) -> list[int]:
     return out
 
 
+def known_voids(view: SeatView) -> list[int]:
+    """Suits each seat is known to lack, as a list of 4-bit masks indexed by seat."""
+    out = [0] * view.players
+    for s, v in suit_voids(view).items():
+        out[s] = v
+    return out
+
+
 def easy_play(view: SeatView, legal: Sequence[Action]) -> Action:
     sim = possibility_sim(view)
     move = heuristic_move(sim)
@@ -128,6 +136,7 @@ def pimc_play(
     budget: Budget,
     max_worlds: int,
     infer_bids: bool = False,
+    public_rollouts: bool = False,
 ) -> Action:
     """Perfect-information Monte Carlo over deals consistent with the view, heuristic playouts."""
     moves = [move_of(a) for a in legal]
@@ -135,6 +144,7 @@ def pimc_play(
     model = BidModel(view, k) if infer_bids else None
     if model is not None and not model.useful:
         model = None
+    voids = known_voids(view) if public_rollouts else None
     ctx = ScoreCtx(view)
     me = view.seat
     totals = [0.0] * len(moves)
@@ -150,7 +160,7 @@ def pimc_play(
         for i, m in enumerate(moves):
             s = base.clone()
             s.play(m)
-            rollout(s)
+            rollout(s, voids)
             totals[i] += w * ctx.utility(me, s.declarer, s.contract, s.taken)
         worlds += 1
         if not budget.spend(cost):

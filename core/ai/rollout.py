@@ -20,6 +20,8 @@ _TENS: Final = RANK_MASKS[4]
 _ABOVE: Final = tuple(SUIT_MASKS[c // 6] & ~((1 << (c + 1)) - 1) for c in range(24))
 """Cards of the same suit higher than each card."""
 _DECLARABLE: Final = QK_ALL | ACES
+_VOID_CARDS: Final = tuple(sum(SUIT_MASKS[s] for s in range(4) if v >> s & 1) for v in range(16))
+"""The cards of the suits in a 4-bit suit mask."""
 
 
 def intact_marriages(hand: CardMask) -> CardMask:
@@ -115,7 +117,16 @@ def _crawl_lead(hand: CardMask) -> int:
     return (hand & SUIT_MASKS[best_suit]).bit_length() - 1
 
 
-def _lead(hands: list[CardMask], seat: int, trump: int, declarer: int, tricks: int, sim: Sim) -> int:
+def _lead(
+    hands: list[CardMask],
+    seat: int,
+    trump: int,
+    declarer: int,
+    tricks: int,
+    sim: Sim,
+    seen: list[CardMask] | None = None,
+) -> int:
+    """``seen``: what the leader believes each other seat may hold (default: the real hands)."""
     hand = hands[seat]
     if tricks:
         decl = sim.declarable(seat) if hand & _DECLARABLE else 0
@@ -134,7 +145,7 @@ def _lead(hands: list[CardMask], seat: int, trump: int, declarer: int, tricks: i
     others = 0
     # Opponents that could ruff a side suit: void in it while holding trumps.
     ruff = 0
-    for o, h in enumerate(hands):
+    for o, h in enumerate(hands if seen is None else seen):
         if o == seat or not h:
             continue
         others |= h
@@ -177,6 +188,7 @@ def _follow(
     trump: int,
     declarer: int,
     succ: tuple[int, ...],
+    seen: list[CardMask] | None = None,
 ) -> int:
     if playable & (playable - 1) == 0:
         return playable.bit_length() - 1
@@ -193,7 +205,7 @@ def _follow(
     while s != first:
         last = False
         if seat == declarer or s == declarer:
-            h = hands[s]
+            h = hands[s] if seen is None else seen[s]
             if h & led_mask:
                 opp_led |= h & led_mask
             elif trump_mask:
@@ -227,11 +239,13 @@ def _follow(
     return cheapest(playable, keep, trump_mask)
 
 
-def rollout(sim: Sim) -> None:
+def rollout(sim: Sim, voids: list[int] | None = None) -> None:
     """Play the deal out with the policy of :func:`heuristic_move` (in place).
 
     The loop keeps the trick's current winner as it goes instead of asking the simulator each card:
-    this is where the Monte Carlo players spend their time.
+    this is where the Monte Carlo players spend their time.  With ``voids`` (the suits each seat is
+    known to lack, bit masks) every player judges the others by what the table has seen rather than
+    by their real hands: playouts of players who cannot look into other hands.
     """
     if sim.crawl or sim.pr.must_beat or any(c < 0 for c in sim.trick):
         while sim.to_act >= 0 and (sim.crawl or sim.pr.must_beat):
@@ -257,12 +271,22 @@ def rollout(sim: Sim) -> None:
         led = trick[0] // 6
     else:
         best = best_seat = led = -1
+    public = voids is not None
+    if voids is not None:
+        voids = voids.copy()
+    seen: list[CardMask] | None = None
     while True:
         hand = hands[seat]
+        if voids is not None:
+            unknown = 0
+            for h in hands:
+                unknown |= h
+            unknown &= ~hand
+            seen = [unknown & ~_VOID_CARDS[v] for v in voids]
         if not trick:
             sim.trump = trump
             sim.tricks = tricks
-            move = _lead(hands, seat, trump, declarer, tricks, sim)
+            move = _lead(hands, seat, trump, declarer, tricks, sim, seen)
             c = move & 31
             bit = 1 << c
             if tricks and bit & _DECLARABLE and (move & DECLARE or not choice) and sim.declarable(seat) & bit:
@@ -289,9 +313,14 @@ def rollout(sim: Sim) -> None:
                 trump,
                 declarer,
                 succ,
+                seen,
             )
             bit = 1 << c
             s = c // 6
+            if public and s != led and voids is not None:
+                voids[seat] |= 1 << led
+                if trump >= 0 and s != trump and led != trump:
+                    voids[seat] |= 1 << trump
             if s == best // 6:
                 if c > best:
                     best = c

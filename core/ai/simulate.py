@@ -12,7 +12,7 @@ import random
 from ..cards import CARD_POINTS, FULL_DECK, CardMask
 from ..rules import RuleSet
 from ..view import SeatView
-from .hand import choose_discard, choose_give, marriage_sum
+from .hand import choose_discard, choose_give, estimate_points, marriage_sum, raise_for
 from .sim import PlayRules, Sim, new_sim
 
 
@@ -126,6 +126,10 @@ class DealSim:
                 hand &= ~(1 << c)
                 hands[target] |= 1 << c
             hands[declarer] = hand
+        if self.rules.contract_step and not blind:
+            top = max_bid_for(self.rules, self.players, hands[declarer])
+            e = estimate_points(hands[declarer], self.mvals, 0, 16)
+            contract = raise_for(e, contract, top, self.rules.bid_step)
         return new_sim(self.pr, self.active, self.succ, declarer, contract, hands, piles_points=piles_points)
 
     def after_give(self, hands: list[CardMask], declarer: int, contract: int, piles_points: int = 0) -> Sim:

@@ -25,6 +25,23 @@ def _brute(sim: Sim) -> int:
     return max(values) if sim.to_act == sim.declarer else min(values)
 
 
+def _brute_lex(sim: Sim, me: int) -> int:
+    """``me``'s final points when the declarer maximizes (declarer points, then -me's points) and the
+    defenders minimize it: the solver's tie-break for a deciding defender."""
+
+    def value(s: Sim) -> tuple[int, int]:
+        if s.done:
+            return (s.taken[s.declarer], -s.taken[me])
+        vals = []
+        for m in s.legal():
+            t = s.clone()
+            t.play(m)
+            vals.append(value(t))
+        return max(vals) if s.to_act == s.declarer else min(vals)
+
+    return -value(sim)[1]
+
+
 @pytest.mark.parametrize(("name", "players"), [("polish", 3), ("russian", 3), ("estonian", 3), ("polish", 2)])
 def test_solver_matches_brute_force(name: str, players: int) -> None:
     rules = preset(name)
@@ -45,9 +62,17 @@ def test_solver_matches_brute_force(name: str, players: int) -> None:
         moves = sim.legal()
         solved, nodes = solve_root(sim, moves)
         assert nodes >= 0
-        for m, v in zip(moves, solved, strict=True):
+        for m, (v, mine) in zip(moves, solved, strict=True):
+            s = sim.clone()
+            s.play(m)
+            assert v == _brute(s) and mine == -1
+        # A defender deciding: the declarer's points are the same, its own the best it can then get.
+        defender = next(x for x in state.deal.active if x != sim.declarer)
+        solved, _ = solve_root(sim, moves, defender)
+        for m, (v, mine) in zip(moves, solved, strict=True):
             s = sim.clone()
             s.play(m)
             assert v == _brute(s)
+            assert mine == _brute_lex(s, defender)
         checked += 1
     assert checked >= 15
