@@ -69,6 +69,9 @@ class Level:
     """Weight sampled deals by how likely they make the auction that was seen."""
     public_rollouts: bool = False
     """Playouts in which players judge the others by what the table saw, not by their real hands."""
+    infer_play: float = 0.0
+    """Weight sampled deals by how natural the cards played look in them (weight of each unexpected
+    card; 0: off)."""
 
 
 LEVEL_PARAMS: dict[str, Level] = {

@@ -19,6 +19,7 @@ from ..view import SeatView
 from .bids import BidModel
 from .budget import Budget
 from .infer import knowledge, sample
+from .inference import PlayModel
 from .play import easy_play, known_voids, move_of, world_sim
 from .rollout import rollout
 from .score import ScoreCtx
@@ -267,6 +268,7 @@ def solve_play(
     endgame_cards: int,
     infer_bids: bool = False,
     public_rollouts: bool = False,
+    infer_play: float = 0.0,
 ) -> Action:
     """Monte Carlo over consistent deals; each deal solved exactly once few cards are left."""
     moves = [move_of(a) for a in legal]
@@ -275,6 +277,9 @@ def solve_play(
     if model is not None and not model.useful:
         model = None
     voids = known_voids(view) if public_rollouts else None
+    plays = PlayModel(view, infer_play) if infer_play > 0 else None
+    if plays is not None and not plays.useful:
+        plays = None
     ctx = ScoreCtx(view)
     me = view.seat
     remaining = sum(view.hand_counts)
@@ -295,6 +300,8 @@ def solve_play(
             break
         base = world_sim(view, k, masks)
         w = model.weight(masks) if model is not None else 1.0
+        if plays is not None:
+            w *= plays.weight(base.hands)
         if exact:
             finals, nodes = solve_root(base, moves, me)
             spent = nodes // 2 + 4 * len(moves)

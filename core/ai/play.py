@@ -18,6 +18,7 @@ from ..view import SeatView
 from .bids import BidModel
 from .budget import Budget
 from .infer import TALON, Knowledge, knowledge, sample, suit_voids
+from .inference import PlayModel
 from .rollout import heuristic_move, rollout
 from .score import ScoreCtx
 from .sim import CRAWL, DECLARE, PlayRules, Sim, new_sim
@@ -69,7 +70,14 @@ def _base_sim(view: SeatView, hands: list[CardMask], trick: list[int], piles_poi
 
 def possibility_sim(view: SeatView) -> Sim:
     """A :class:`Sim` where each other seat "holds" every card it might hold: for quick judgements."""
-    unknown = FULL_DECK & ~(view.hand | view.played | view.known_cards)
+    visible = 0
+    for c in view.trick:
+        if c >= 0:
+            visible |= 1 << c
+    # Cards not in this hand and not out of play: shown talon cards are in someone's hand.
+    unknown = FULL_DECK & ~(view.hand | view.played | visible)
+    for c in view.discard:
+        unknown &= ~(1 << c)
     voids = suit_voids(view)
     hands = [0] * view.players
     for s in view.active:
@@ -137,6 +145,7 @@ def pimc_play(
     max_worlds: int,
     infer_bids: bool = False,
     public_rollouts: bool = False,
+    infer_play: float = 0.0,
 ) -> Action:
     """Perfect-information Monte Carlo over deals consistent with the view, heuristic playouts."""
     moves = [move_of(a) for a in legal]
@@ -145,6 +154,9 @@ def pimc_play(
     if model is not None and not model.useful:
         model = None
     voids = known_voids(view) if public_rollouts else None
+    plays = PlayModel(view, infer_play) if infer_play > 0 else None
+    if plays is not None and not plays.useful:
+        plays = None
     ctx = ScoreCtx(view)
     me = view.seat
     totals = [0.0] * len(moves)
@@ -157,6 +169,8 @@ def pimc_play(
             break
         base = world_sim(view, k, masks)
         w = model.weight(masks) if model is not None else 1.0
+        if plays is not None:
+            w *= plays.weight(base.hands)
         for i, m in enumerate(moves):
             s = base.clone()
             s.play(m)

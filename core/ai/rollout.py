@@ -73,14 +73,17 @@ def richest(mask: CardMask, keep: CardMask, trump_mask: CardMask) -> int:
     return highest_rank(mask)
 
 
-def heuristic_move(sim: Sim) -> int:
-    """The policy's move for the seat to act (a simulator move: card, ``| DECLARE``)."""
+def heuristic_move(sim: Sim, seen: list[CardMask] | None = None) -> int:
+    """The policy's move for the seat to act (a simulator move: card, ``| DECLARE``).
+
+    ``seen``: what the seat believes the others may hold (default: their real hands).
+    """
     seat = sim.to_act
     trick = sim.trick
     if not trick:
         if sim.crawl:
             return _crawl_lead(sim.hands[seat])
-        return _lead(sim.hands, seat, sim.trump, sim.declarer, sim.tricks, sim)
+        return _lead(sim.hands, seat, sim.trump, sim.declarer, sim.tricks, sim, seen)
     if sim.crawl or sim.pr.must_beat:
         playable = sim.playable(seat)
         hand = sim.hands[seat]
@@ -90,13 +93,13 @@ def heuristic_move(sim: Sim) -> int:
         wi = sim.winner_index()
         return _follow(
             sim.hands, seat, playable, trick[wi], sim.trick_seats[wi], trick[0] // 6, sim.trick_seats[0],
-            sim.trump, sim.declarer, sim.succ,
+            sim.trump, sim.declarer, sim.succ, seen,
         )  # fmt: skip
     wi = sim.winner_index()
     led = trick[0] // 6
     return _follow(
         sim.hands, seat, _playable(sim.hands[seat], led, sim.trump), trick[wi], sim.trick_seats[wi], led,
-        sim.trick_seats[0], sim.trump, sim.declarer, sim.succ,
+        sim.trick_seats[0], sim.trump, sim.declarer, sim.succ, seen,
     )  # fmt: skip
 
 
