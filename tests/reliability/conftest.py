@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "telegram"))  # tgkit, the Telegram rig
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # bench.soak
 
 from relkit import World
 

@@ -1,0 +1,1087 @@
+"""Soak: many simultaneous tables played by simulated people through real bot processes, with faults.
+
+What runs (all on 127.0.0.1): one redis-server (append-only file, fsync every second); the fake Bot API of
+`tests/fakes/telegram` over HTTP with Telegram's flood limits on; a round-robin load balancer; two
+`thousand telegram` processes in webhook mode behind it, sharing the Redis; and, in this process, the people:
+three per table, each in a group with the bot and in a private chat with it. A person waits for the hand
+message that asks for their move, thinks one to four seconds, and presses one of its buttons (now and then
+they let the turn time run out instead, so that deadlines fire; when their hand does not come they press
+the group's My hand button; when a computer took their seat they send /back).
+
+Faults during the soak (bench/faults.py): a bot process killed with SIGKILL at random moments and started
+again at once; Redis killed and started again from its append-only file; Redis stopped for 10 s; Telegram
+answering 502/500, not answering, or answering 429 for bursts of calls.
+
+Afterwards, from Redis and the fake: every press whose answer said it was done is in its table's record
+(except, after the Redis crash, what was acknowledged in the last moment before it), no table is stuck,
+every idle turn was played by its deadline, every table's version, stream and state agree, no group
+message showed a private card, no log line holds the token, no 429 came from the flood limits, 429s
+were obeyed, and no message appeared twice beyond what lost answers force.
+
+    python bench/soak.py [--tables 100] [--minutes 5] [--kills 10] [--seed 1] [--workdir DIR]
+
+Prints one JSON object (the figures of RELIABILITY.md); progress goes to stderr when it is a terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import random
+import re
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "reliability")]
+
+import redis.asyncio as aioredis  # noqa: E402
+from fakes.telegram import FakeChat, FakeMessage, FakeTelegram, FakeTelegramServer, FakeUser  # noqa: E402
+from fakes.telegram.fake import ApiResponse  # noqa: E402
+from fakes.telegram.faults import Fault, FaultKind  # noqa: E402
+from redis.asyncio.retry import Retry  # noqa: E402
+from redis.backoff import ExponentialBackoff  # noqa: E402
+from redis.exceptions import ConnectionError as RedisConnectionError  # noqa: E402
+from redis.exceptions import RedisError  # noqa: E402
+from redis.exceptions import TimeoutError as RedisTimeoutError  # noqa: E402
+from redis_server import RedisServer  # noqa: E402
+from relkit import card_labels, secret_cards  # noqa: E402
+
+from bench.faults import Balancer, BotProcess, FaultEvent, FaultPlan, environment, free_port  # noqa: E402
+from bot.commands import from_payload  # noqa: E402
+from bot.model import ChatRef, Command, UserRef  # noqa: E402
+from bot.snapshot import GameCache  # noqa: E402
+from bot.storage import RedisStore, StorageError  # noqa: E402
+from bot.table import TableDoc  # noqa: E402
+
+SEND_METHODS = frozenset(
+    {
+        "sendmessage",
+        "sendphoto",
+        "senddocument",
+        "editmessagetext",
+        "editmessagecaption",
+        "editmessagereplymarkup",
+    }
+)
+NEW_MESSAGE_METHODS = frozenset({"sendmessage", "sendphoto", "senddocument"})
+MOVES = frozenset(
+    {
+        "bid",
+        "pass",
+        "play",
+        "give",
+        "take",
+        "discard",
+        "sell",
+        "blind",
+        "contract",
+        "bomb",
+        "concede",
+        "crawl",
+    }
+)
+UNAVAILABLE = "temporarily unavailable"
+PREFIX = "soak"
+SECRET = "s0ak-webhook-secret"
+DEAL_RE = re.compile(r"\bDeal (\d+)\b")
+HAND_DEAL_RE = re.compile(r"\bdeal (\d+)\b")
+
+log = logging.getLogger("soak")
+
+
+# --------------------------------------------------------------------------- records
+
+
+@dataclass
+class Press:
+    qid: str
+    at: float
+    table: str
+    user: str
+    name: str
+    args: tuple[str, ...]
+    version: int
+    final: bool
+    answered_at: float | None = None
+    text: str | None = None
+    answered: bool = False
+
+    @property
+    def acknowledged(self) -> bool:
+        """Answered without an alert: the bot said it was done."""
+        return self.answered and self.text is None
+
+
+@dataclass
+class IdleTurn:
+    table: str
+    version: int
+    at: float
+
+
+@dataclass
+class TableRun:
+    index: int
+    chat: FakeChat
+    people: list[FakeUser]
+
+    @property
+    def table_id(self) -> str:
+        return f"tg:{self.chat.id}"
+
+
+@dataclass
+class Human:
+    user: FakeUser
+    table: TableRun
+    rng: random.Random
+    last_key: frozenset[str] = frozenset()
+    seen_key: frozenset[str] = frozenset()
+    seen_at: float = 0.0
+    idle_key: frozenset[str] = frozenset()
+    retry_at: float = 0.0
+    changed_at: float = 0.0
+    last_message: tuple[int, str] = (0, "")
+    asked_hand_at: float = 0.0
+    back_sent_for: int = 0
+
+    @property
+    def key(self) -> str:
+        return f"tg:{self.user.id}"
+
+
+@dataclass
+class Call:
+    at: float
+    method: str
+    chat_id: int
+    status: int | None = None
+
+
+@dataclass
+class Figures:
+    """Everything counted during the run."""
+
+    presses: list[Press] = field(default_factory=list)
+    idle: list[IdleTurn] = field(default_factory=list)
+    version_calls: dict[tuple[str, int], list[float]] = field(default_factory=lambda: defaultdict(list))
+    answers: dict[str, float] = field(default_factory=dict)
+    calls: list[Call] = field(default_factory=list)
+    floods: list[tuple[float, int, float]] = field(default_factory=list)
+    """(time, chat id, retry_after) of every 429 answered to a send."""
+    group_per_deal: Counter[tuple[str, int]] = field(default_factory=Counter)
+    private_per_deal: Counter[tuple[str, int]] = field(default_factory=Counter)
+    leaks: list[str] = field(default_factory=list)
+    privacy_checked: int = 0
+    privacy_skipped: int = 0
+    injected: Counter[str] = field(default_factory=Counter)
+    forced_duplicates: int = 0
+    hand_requests: int = 0
+    backs: int = 0
+    recoveries: int = 0
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- the soak
+
+
+class Soak:
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.rng = random.Random(args.seed)
+        self.workdir = Path(args.workdir or tempfile.mkdtemp(prefix="thousand-soak-"))
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.f = Figures()
+        self.tables: list[TableRun] = []
+        self.humans: list[Human] = []
+        self.table_of_chat: dict[int, TableRun] = {}
+        self.stopping = False
+        self.faults_over = False
+        self.grace = 0.0
+        self.processes: list[BotProcess] = []
+        self.soak_started = 0.0
+        self.soak_ended = 0.0
+        self.cache = GameCache(512)
+        self.last_deal: dict[int, int] = {}
+        self.fault_times: dict[str, list[float]] = defaultdict(list)
+        self.fault_windows: list[tuple[float, float]] = []
+        self.outage: tuple[float, float] | None = None
+        self.crash_at: float | None = None
+        self.versions_after_faults: dict[str, int] = {}
+        self.last_call_at = 0.0
+
+    # --- wiring --------------------------------------------------------------------------------------
+
+    async def run(self) -> dict[str, Any]:
+        try:
+            return await self._run()
+        finally:
+            await self._cleanup()
+
+    async def _cleanup(self) -> None:
+        """Whatever happened: no process, server or Redis left behind."""
+        for process in getattr(self, "processes", []):
+            await process.kill()
+        for closer in ("balancer", "server"):
+            part = getattr(self, closer, None)
+            if part is not None:
+                with contextlib.suppress(Exception):
+                    await part.stop()
+        if hasattr(self, "fake"):
+            await self.fake.close()
+        for client in ("store", "raw"):
+            part = getattr(self, client, None)
+            if part is not None:
+                with contextlib.suppress(Exception):
+                    await (part.close() if client == "store" else part.aclose())
+        if hasattr(self, "redis"):
+            self.redis.close()
+
+    async def _run(self) -> dict[str, Any]:
+        args = self.args
+        self.redis = RedisServer(
+            data_dir=self.workdir / "redis",
+            appendonly=True,
+            extra_args=("--appendfsync", "everysec"),
+        )
+        self.redis.start()
+        self.raw = aioredis.Redis.from_url(
+            self.redis.url,
+            decode_responses=True,
+            socket_timeout=2,
+            retry=Retry(ExponentialBackoff(cap=1.0), 5),
+            retry_on_error=[RedisConnectionError, RedisTimeoutError],
+        )
+        baseline = int((await self.raw.info("memory"))["used_memory"])
+        self.store = RedisStore.from_url(self.redis.url, prefix=PREFIX, retries=2, socket_timeout=1.0)
+        self.fake = FakeTelegram()
+        self._observe()
+        self.server = FakeTelegramServer(self.fake)
+        await self.server.start()
+        self.processes = []
+        ports = [(free_port(), free_port()) for _ in range(args.processes)]
+        self.balancer = Balancer([f"http://127.0.0.1:{p}/telegram" for p, _ in ports])
+        url = await self.balancer.start()
+        env = environment()
+        env.update(
+            {
+                "TELEGRAM_TOKEN": self.fake.token,
+                "TELEGRAM_API_URL": self.server.root_url,
+                "REDIS_URL": self.redis.url,
+                "REDIS_PREFIX": PREFIX,
+                "AI_WORKERS": "0",
+                "DEFAULT_AI_LEVEL": "easy",
+                "TURN_SECONDS": str(args.turn_seconds),
+                "METRICS_HOST": "127.0.0.1",
+                "LOG_FORMAT": "json",
+                "LOG_LEVEL": "INFO",
+                "DRAIN_SECONDS": "10",
+                "PYTHONPATH": str(ROOT),
+            }
+        )
+        for i, (listen, metrics) in enumerate(ports):
+            process = BotProcess(f"bot{i}", env, url, listen, metrics, SECRET, self.workdir / f"bot{i}.log")
+            await process.start()
+            self.processes.append(process)
+        for process in self.processes:
+            await process.ready()
+        began = time.time()
+        await self.setup()
+        setup_seconds = time.time() - began
+        self.progress(f"{len(self.tables)} tables playing; soak for {args.minutes} min")
+        plan = FaultPlan.build(
+            args.minutes * 60,
+            kills=args.kills,
+            processes=args.processes,
+            redis_crash=not args.no_redis_faults,
+            outage_seconds=0 if args.no_redis_faults else args.outage,
+            telegram_bursts=args.telegram_bursts,
+            rng=self.rng,
+        )
+        self.soak_started = time.time()
+        before = await self.snapshot_tables()
+        workers = [asyncio.create_task(self.human(h)) for h in self.humans]
+        faults = asyncio.create_task(self.faults(plan))
+        reporter = asyncio.create_task(self.reporter())
+        await asyncio.sleep(args.minutes * 60)
+        self.faults_over = True
+        await faults
+        self.grace = await self.until_every_table_moved(limit=args.turn_seconds + 30)
+        self.stopping = True
+        self.soak_ended = time.time()
+        for task in workers:
+            task.cancel()
+        await asyncio.gather(*workers, return_exceptions=True)
+        reporter.cancel()
+        await self.settle()
+        after = await self.snapshot_tables()
+        memory = await self.memory(baseline)
+        verdict = await self.verify(before, after)
+        verdict["clean_exits"] = [await p.stop() for p in self.processes]
+        verdict["token_in_logs"] = self.tokens_in_logs()
+        verdict["errors_logged"] = self.errors_in_logs()
+        return self.report(setup_seconds, memory, verdict, plan, before, after)
+
+    async def until_every_table_moved(self, limit: float) -> float:
+        """After the soak's time, the people play on (no more faults) until every table moved on since the
+        last fault, for at most `limit` seconds (an idle turn takes --turn-seconds): the seconds it took."""
+        began = time.time()
+        while time.time() - began < limit:
+            current = await self.versions()
+            if all(current.get(t, 0) > v for t, v in self.versions_after_faults.items()):
+                break
+            await asyncio.sleep(1.0)
+        return round(time.time() - began, 1)
+
+    def progress(self, text: str) -> None:
+        if sys.stderr.isatty() or self.args.verbose:
+            print(f"[soak {time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
+
+    async def reporter(self) -> None:
+        while True:
+            await asyncio.sleep(15)
+            acked = sum(1 for p in self.f.presses if p.acknowledged and p.final)
+            self.progress(
+                f"{time.time() - self.soak_started:.0f}s: {len(self.f.presses)} presses, {acked} moves done, "
+                f"429 from limits {self.fake.stats.flood_rejections}, faults {dict(self.f.injected)}"
+            )
+
+    # --- what the fake sees ----------------------------------------------------------------------------
+
+    def _observe(self) -> None:
+        fake = self.fake
+        original = fake.handle
+        take = fake.faults.take
+
+        def taking(method: str) -> Fault | None:
+            fault = take(method)
+            if fault is not None:
+                self.f.injected[f"{fault.kind.value}:{method}"] += 1
+                if fault.kind is FaultKind.HANG and fault.apply and method in NEW_MESSAGE_METHODS:
+                    self.f.forced_duplicates += 1
+            return fault
+
+        fake.faults.take = taking  # type: ignore[method-assign,unused-ignore]
+
+        async def handle(token: str, method: str, params: Any, files: Any = None) -> ApiResponse:
+            at = time.time()
+            self.last_call_at = at
+            m = method.lower()
+            chat_id = _int(params.get("chat_id"))
+            call = Call(at, m, chat_id)
+            if self.soak_started and not self.soak_ended:
+                self.f.calls.append(call)
+            response = await original(token, method, params, files)
+            call.status = response.status
+            if m == "answercallbackquery" and response.status == 200:
+                self.f.answers[str(params.get("callback_query_id"))] = time.time()
+            if response.status == 429 and m in SEND_METHODS:
+                retry = float(response.json().get("parameters", {}).get("retry_after", 0))
+                self.f.floods.append((at, chat_id, retry))
+            if response.status == 200 and m in SEND_METHODS:
+                self._sent(m, chat_id, params, response, time.time())
+            return response
+
+        fake.handle = handle  # type: ignore[method-assign,unused-ignore]
+
+    def _sent(self, method: str, chat_id: int, params: Any, response: ApiResponse, at: float) -> None:
+        for table, version in _payload_versions(params.get("reply_markup")):
+            self.f.version_calls[(table, version)].append(at)
+        result = response.json().get("result")
+        text = ""
+        if isinstance(result, dict):
+            text = result.get("text") or result.get("caption") or ""
+        run = self.table_of_chat.get(chat_id)
+        if run is None:
+            return
+        if chat_id < 0:
+            found = DEAL_RE.search(text)
+            if found:
+                self.last_deal[chat_id] = int(found.group(1))
+            self.f.group_per_deal[(run.table_id, self.last_deal.get(chat_id, 0))] += 1
+            asyncio.get_running_loop().create_task(self._privacy(run, text, found))
+        else:
+            found = HAND_DEAL_RE.search(text)
+            deal = int(found.group(1)) if found else self.last_deal.get(run.chat.id, 0)
+            self.f.private_per_deal[(run.table_id, deal)] += 1
+
+    async def _privacy(self, run: TableRun, text: str, header: re.Match[str] | None) -> None:
+        """At every group send and edit: no card that is private now (in a hand, face down) in the text."""
+        try:
+            stored = await self.store.load(run.table_id)
+        except StorageError:
+            self.f.privacy_skipped += 1
+            return
+        if stored is None:
+            return
+        doc = TableDoc.model_validate_json(stored.document)
+        if doc.game is None or doc.status != "game":
+            return
+        state = self.cache.state(doc.serial, doc.game.spec, doc.game.actions)
+        if state.finished or (header is not None and int(header.group(1)) != state.deal.number + 1):
+            self.f.privacy_skipped += 1  # a message about another deal than the one being played
+            return
+        self.f.privacy_checked += 1
+        leaked = sorted(
+            label for label in card_labels(secret_cards(state), doc.settings.language) if label in text
+        )
+        if leaked:
+            self.f.leaks.append(f"{run.table_id}: {leaked} in {text!r}")
+
+    # --- setting up ------------------------------------------------------------------------------------
+
+    async def setup(self) -> None:
+        fake = self.fake
+        n = self.args.tables
+        names = ("Ala", "Bartek", "Celina", "Dorota", "Emil", "Fiona", "Gosia", "Hubert", "Iga")
+        for i in range(n):
+            people = [
+                fake.add_user(f"{names[(3 * i + k) % len(names)]}{i}", language_code="en") for k in range(3)
+            ]
+            chat = fake.add_group(f"Table {i}", members=people[1:], admins=people[:1])
+            run = TableRun(i, chat, people)
+            self.tables.append(run)
+            self.table_of_chat[chat.id] = run
+            for person in people:
+                self.table_of_chat[person.id] = run
+                self.humans.append(Human(person, run, random.Random(self.rng.getrandbits(32))))
+        for run in self.tables:
+            for person in run.people:
+                fake.user_starts_bot(person)
+        await self.wait(lambda: all(fake.bot_messages(h.user) for h in self.humans), 300, "help messages")
+        await asyncio.gather(*(self.open_table(run) for run in self.tables))
+
+    async def wait(self, condition: Any, timeout: float, what: str) -> None:
+        began = time.time()
+        while not condition():
+            if time.time() - began > timeout:
+                raise TimeoutError(f"soak setup: no {what} after {timeout} s")
+            await asyncio.sleep(0.2)
+
+    async def open_table(self, run: TableRun) -> None:
+        fake = self.fake
+        await asyncio.sleep(self.rng.uniform(0, 5))
+        first = run.people[0]
+        fake.user_sends(run.chat, first, "/new polish")
+
+        def lobby() -> FakeMessage | None:
+            for m in reversed(fake.bot_messages(run.chat)):
+                for data in m.callback_data:
+                    if _command(data).name == "join":
+                        return m
+            return None
+
+        await self.wait(lobby, 300, "lobby")
+        for person in run.people[1:]:
+            message = lobby()
+            assert message is not None
+            join = next(d for d in message.callback_data if _command(d).name == "join")
+            fake.user_presses(run.chat, person, message.message_id, join)
+            await asyncio.sleep(0.5)
+
+        def seated() -> bool:
+            message = lobby()
+            return message is not None and "3." in message.content
+
+        await self.wait(seated, 300, "seats")
+        message = lobby()
+        assert message is not None
+        start = next(d for d in message.callback_data if _command(d).name == "start")
+        fake.user_presses(run.chat, first, message.message_id, start)
+        await self.wait(lambda: any(self.hand(h) for h in self.humans if h.table is run), 300, "hands")
+
+    # --- the people -----------------------------------------------------------------------------------
+
+    def hand(self, h: Human) -> tuple[FakeMessage, list[tuple[str, Command]]] | None:
+        """The person's newest hand message of their table, with its buttons read as commands."""
+        chat = self.fake.private_chat(h.user)
+        for m in reversed(chat.messages):
+            if m.deleted or not m.from_bot or not m.callback_data:
+                continue
+            commands = [(d, _command(d)) for d in m.callback_data]
+            if any(c.table_id == h.table.table_id for _, c in commands):
+                return m, commands
+        return None
+
+    async def human(self, h: Human) -> None:
+        with contextlib.suppress(asyncio.CancelledError):
+            while not self.stopping:
+                await asyncio.sleep(h.rng.uniform(0.3, 0.6))
+                try:
+                    await self.step(h)
+                except Exception as exc:  # the fake refuses a press on a message just deleted: look again
+                    if type(exc).__name__ != "FakeUsageError":
+                        log.exception("person %s", h.key)
+
+    async def step(self, h: Human) -> None:
+        now = time.time()
+        self.maybe_back(h)
+        found = self.hand(h)
+        if found is None:
+            return
+        message, commands = found
+        stamp = (message.message_id, message.content + "|".join(message.callback_data))
+        if stamp != h.last_message:
+            h.last_message, h.changed_at = stamp, now
+        moves = [(d, c) for d, c in commands if c.name in MOVES]
+        if not moves:
+            if now - h.changed_at > 45 and now - h.asked_hand_at > 45:
+                self.ask_hand(h)
+            return
+        key = frozenset(d for d, _ in moves)
+        if key == h.last_key and now < h.retry_at:
+            return
+        if key == h.last_key and h.retry_at == 0.0:
+            if now - h.changed_at > 45 and now - h.asked_hand_at > 45:
+                self.ask_hand(h)  # pressed, answered, and still the same buttons: the hand did not come
+            return
+        if key != h.seen_key:
+            h.seen_key, h.seen_at = key, now
+            if h.rng.random() < self.args.idle:
+                h.idle_key = key
+                self.f.idle.append(IdleTurn(h.table.table_id, moves[0][1].version or 0, now))
+        if key == h.idle_key:
+            return  # letting the turn's time run out
+        if now < h.seen_at + h.rng.uniform(1.0, 4.0):
+            return
+        data, command = self.choose(h, moves)
+        await self.press(h, message, data, command, key)
+
+    def choose(self, h: Human, moves: list[tuple[str, Command]]) -> tuple[str, Command]:
+        by_name: dict[str, list[tuple[str, Command]]] = defaultdict(list)
+        for pair in moves:
+            by_name[pair[1].name].append(pair)
+        rng = h.rng
+        if "pass" in by_name and (rng.random() < 0.7 or len(by_name) == 1):
+            return by_name["pass"][0]
+        for name in ("bid", "contract"):
+            if name in by_name:
+                return min(by_name[name], key=lambda p: int(p[1].args[0]) if p[1].args else 0)
+        for name in ("blind", "take", "play", "give", "discard"):
+            if name in by_name:
+                options = by_name[name]
+                if name == "blind":
+                    options = [p for p in options if p[1].args == ("no",)] or options
+                return rng.choice(options)
+        return rng.choice(moves)
+
+    async def press(
+        self, h: Human, message: FakeMessage, data: str, command: Command, key: frozenset[str]
+    ) -> None:
+        fake = self.fake
+        final = command.name not in ("give", "discard") or _selection_complete(command)
+        qid = fake.user_presses(h.user, h.user, message.message_id, data)
+        press = Press(
+            qid, time.time(), h.table.table_id, h.key, command.name, command.args, command.version or 0, final
+        )
+        self.f.presses.append(press)
+        query = fake.callback_query(qid)
+        began = time.time()
+        while not query.answered and time.time() - began < 12:
+            await asyncio.sleep(0.1)
+        h.last_key = key
+        if query.answered:
+            press.answered, press.answered_at, press.text = True, time.time(), query.text
+            if query.text is None or "out of date" in query.text:
+                h.retry_at = 0.0
+                return
+        # Not answered (the process that took it died) or refused for now (storage): try again shortly.
+        self.f.recoveries += 1
+        h.retry_at = time.time() + h.rng.uniform(2.0, 4.0)
+
+    def ask_hand(self, h: Human) -> None:
+        """The hand did not come: press My hand on the group's newest table message."""
+        h.asked_hand_at = time.time()
+        for m in reversed(self.fake.bot_messages(h.table.chat)):
+            for data in m.callback_data:
+                if _command(data).name == "hand":
+                    self.fake.user_presses(h.table.chat, h.user, m.message_id, data)
+                    self.f.hand_requests += 1
+                    return
+
+    def maybe_back(self, h: Human) -> None:
+        """A computer took the seat after missed turns: the person sends /back."""
+        chat = self.fake.private_chat(h.user)
+        for m in reversed(chat.messages[-6:]):
+            if m.from_bot and "Send /back" in m.content and m.message_id > h.back_sent_for:
+                h.back_sent_for = m.message_id
+                self.fake.user_sends(h.user, h.user, "/back")
+                self.f.backs += 1
+                return
+
+    # --- faults ---------------------------------------------------------------------------------------
+
+    async def faults(self, plan: FaultPlan) -> None:
+        for event in plan.events:
+            delay = self.soak_started + event.at - time.time()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            if self.faults_over:
+                break
+            await self.fault(event)
+        self.last_fault_end = time.time()
+        self.versions_after_faults = await self.versions()
+
+    async def fault(self, event: FaultEvent) -> None:
+        at = time.time()
+        record: dict[str, Any] = {"at": round(at - self.soak_started, 1), "kind": event.kind}
+        if event.kind == "kill":
+            process = self.processes[event.target]
+            await process.kill()
+            await process.start()
+            record["process"] = process.name
+            record["ready_after_s"] = round(await process.ready(), 2)
+        elif event.kind == "redis_crash":
+            self.crash_at = time.time()
+            await asyncio.to_thread(self.redis.kill)
+            await asyncio.to_thread(self.redis.start, 60)
+            record["down_s"] = round(time.time() - at, 2)
+            record["inconsistent_after_restart"] = await self.consistency()
+        elif event.kind == "redis_outage":
+            await asyncio.to_thread(self.redis.stop)
+            await asyncio.sleep(event.seconds)
+            await asyncio.to_thread(self.redis.start, 60)
+            self.outage = (at, time.time())
+            record["down_s"] = round(time.time() - at, 2)
+        elif event.kind == "tg_5xx":
+            self.fake.faults.fail_next(event.count, status=self.rng.choice([500, 502, 503]))
+        elif event.kind == "tg_timeout":
+            half = max(1, event.count // 2)
+            self.fake.faults.hang_next(half, seconds=None)
+            self.fake.faults.hang_next(event.count - half, seconds=7.0, apply=True)
+        elif event.kind == "tg_flood":
+            # Sends and edits: the calls whose 429 holds a chat's budget (the rest are retried in place).
+            methods = ["sendMessage", "editMessageText", "sendPhoto"]
+            self.fake.faults.flood_next(event.count, retry_after=self.rng.randint(2, 6), methods=methods)
+        record["count"] = event.count or None
+        self.fault_times[event.kind].append(at)
+        self.fault_windows.append((at, time.time() + (10.0 if event.kind.startswith("tg_") else 0.0)))
+        self.f.events.append(record)
+        self.progress(f"fault {record}")
+
+    # --- the end --------------------------------------------------------------------------------------
+
+    async def settle(self, quiet: float = 5.0, limit: float = 90.0) -> None:
+        """Wait until every update was delivered and no call came for `quiet` seconds."""
+        began = time.time()
+        while time.time() - began < limit:
+            if not self.fake.pending_updates and time.time() - self.last_call_at > quiet:
+                return
+            await asyncio.sleep(0.5)
+
+    async def versions(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for run in self.tables:
+            with contextlib.suppress(StorageError, RedisError):
+                stored = await self.store.load(run.table_id)
+                if stored is not None:
+                    out[run.table_id] = stored.version
+        return out
+
+    async def snapshot_tables(self) -> dict[str, dict[str, Any]]:
+        out: dict[str, dict[str, Any]] = {}
+        for run in self.tables:
+            stored = await self.store.load(run.table_id)
+            if stored is None:
+                continue
+            doc = TableDoc.model_validate_json(stored.document)
+            state = (
+                None if doc.game is None else self.cache.state(doc.serial, doc.game.spec, doc.game.actions)
+            )
+            out[run.table_id] = {
+                "version": stored.version,
+                "actions": 0 if doc.game is None else len(doc.game.actions),
+                "deals": 0 if state is None else len(state.results),
+                "status": doc.status,
+                "deal": None if state is None else state.deal.number,
+            }
+        return out
+
+    async def memory(self, baseline: int) -> dict[str, Any]:
+        info = await self.raw.info("memory")
+        used = int(info["used_memory"])
+        keys = await self.raw.dbsize()
+        sample: list[int] = []
+        for run in self.tables[:20]:
+            for kind in ("table", "stream", "refs"):
+                size = await self.raw.memory_usage(f"{PREFIX}:{{{run.table_id}}}:{kind}")
+                sample.append(int(size or 0))
+        n = max(1, len(self.tables))
+        return {
+            "used_memory_bytes": used,
+            "baseline_bytes": baseline,
+            "per_table_bytes": round((used - baseline) / n),
+            "keys": keys,
+            "table_doc_stream_refs_bytes": round(sum(sample) / max(1, min(20, len(self.tables)))),
+        }
+
+    async def consistency(self) -> list[str]:
+        problems: list[str] = []
+        for run in self.tables:
+            try:
+                problems += await self.consistent(run.table_id)
+            except (StorageError, RedisError) as exc:
+                problems.append(f"{run.table_id}: unreadable: {exc}")
+        return problems
+
+    async def consistent(self, table_id: str) -> list[str]:
+        stored = await self.store.load(table_id)
+        if stored is None:
+            return []
+        doc = TableDoc.model_validate_json(stored.document)
+        events = [e for _, e in await self.stream(table_id)]
+        out: list[str] = []
+        if not events or events[-1].get("v") != stored.version:
+            out.append(f"{table_id}: version {stored.version}, stream ends at {events[-1:]}")
+        versions = [int(e.get("v", -1)) for e in events]
+        if versions and versions != list(range(versions[0], versions[0] + len(versions))):
+            out.append(f"{table_id}: stream versions do not rise by one")
+        if doc.game is not None:
+            if events and events[-1].get("n") != len(doc.game.actions):
+                out.append(f"{table_id}: {len(doc.game.actions)} actions, stream says {events[-1].get('n')}")
+            try:
+                self.cache.state(doc.serial, doc.game.spec, doc.game.actions)
+            except Exception as exc:
+                out.append(f"{table_id}: actions do not replay: {exc!r}")
+        token = cast(str | None, await self.raw.hget(f"{PREFIX}:{{deadlines}}:token", table_id))
+        if doc.turn is None and token is not None:
+            out.append(f"{table_id}: a deadline {token} for a table without a turn")
+        if doc.turn is not None and (token is None or not token.startswith(doc.turn.token)):
+            out.append(f"{table_id}: turn {doc.turn.token} but deadline {token}")
+        return out
+
+    async def stream(self, table_id: str) -> list[tuple[float, dict[str, Any]]]:
+        """The table's stream entries with the time Redis wrote each (the entry id's milliseconds)."""
+        entries = cast(
+            list[tuple[str, dict[str, str]]], await self.raw.xrange(f"{PREFIX}:{{{table_id}}}:stream")
+        )
+        return [(int(i.split("-")[0]) / 1000, json.loads(fields["e"])) for i, fields in entries]
+
+    async def verify(
+        self, before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]
+    ) -> dict[str, Any]:
+        streams: dict[str, dict[int, tuple[float, dict[str, Any]]]] = {}
+        for run in self.tables:
+            streams[run.table_id] = {e["v"]: (at, e) for at, e in await self.stream(run.table_id)}
+        # Acknowledged moves are in the record.
+        lost: list[dict[str, Any]] = []
+        lost_in_crash: list[float] = []
+        blank_in_outage: list[dict[str, Any]] = []
+        acked = [p for p in self.f.presses if p.acknowledged and p.final]
+        for p in acked:
+            entry = streams[p.table].get(p.version + 1)
+            ok = entry is not None and entry[1].get("user") == p.user and entry[1].get("cmd") == p.name
+            if ok:
+                continue
+            answered = self.f.answers.get(p.qid, p.answered_at or p.at)
+            age = None if self.crash_at is None else self.crash_at - answered
+            if age is not None and -0.5 <= age <= 3.0:
+                lost_in_crash.append(round(age, 3))
+            elif self.outage is not None and self.outage[0] - 0.5 <= answered <= self.outage[1] + 1.0:
+                blank_in_outage.append({"table": p.table, "version": p.version, "cmd": p.name})
+            else:
+                lost.append({"table": p.table, "version": p.version, "cmd": p.name, "user": p.user})
+        # Deadlines: every idle turn was played by the timer, about on time.
+        late: list[float] = []
+        not_fired = 0
+        due = [i for i in self.f.idle if i.at + self.args.turn_seconds + 10 < self.soak_ended]
+        for idle in due:
+            stream = streams[idle.table]
+            began, fired = stream.get(idle.version), stream.get(idle.version + 1)
+            if began is None or fired is None or fired[1].get("cmd") != "timer":
+                not_fired += 1
+                continue
+            late.append(fired[0] - (began[0] + self.args.turn_seconds))
+        overdue = await self.raw.zrangebyscore(f"{PREFIX}:{{deadlines}}:due", "-inf", time.time() - 40)
+        # No table stuck: each moved on after the last fault.
+        stuck = [t for t, v in self.versions_after_faults.items() if after.get(t, {}).get("version", 0) <= v]
+        not_advanced = [t for t, b in before.items() if after[t]["version"] <= b["version"]]
+        # 429s obeyed: no send to a chat before its retry_after ran out.
+        early = 0
+        by_chat: dict[int, list[float]] = defaultdict(list)
+        for c in self.f.calls:
+            if c.method in SEND_METHODS:
+                by_chat[c.chat_id].append(c.at)
+        for at, chat, retry in self.f.floods:
+            early += sum(1 for t in by_chat[chat] if at < t < at + retry - 0.2)
+        unavailable = [p for p in self.f.presses if p.text and UNAVAILABLE in p.text]
+        in_outage = 0
+        if self.outage is not None:
+            a, b = self.outage
+            in_outage = sum(1 for p in unavailable if a - 1 <= p.at <= b + 5)
+        return {
+            "acknowledged_moves": len(acked),
+            "acknowledged_moves_lost": len(lost),
+            "lost_examples": lost[:5],
+            "acknowledged_lost_in_redis_crash": len(lost_in_crash),
+            "blank_answers_without_effect_during_outage": len(blank_in_outage),
+            "lost_in_crash_max_age_s": max(lost_in_crash, default=0.0),
+            "tables_stuck_after_faults": len(stuck),
+            "tables_not_advanced": len(not_advanced),
+            "idle_turns": len(self.f.idle),
+            "idle_turns_due_before_the_end": len(due),
+            "idle_turns_played_by_timer": len(late),
+            "idle_turns_not_fired": not_fired,
+            "deadline_late_s": {"p50": _q(late, 0.5), "max": round(max(late, default=0.0), 2)},
+            "deadlines_overdue_at_end": len(overdue),
+            "inconsistent_tables": await self.consistency(),
+            "private_cards_in_group_messages": len(self.f.leaks),
+            "leak_examples": self.f.leaks[:3],
+            "privacy_checks": self.f.privacy_checked,
+            "privacy_skipped": self.f.privacy_skipped,
+            "sends_before_retry_after": early,
+            "unavailable_answers": len(unavailable),
+            "unavailable_answers_during_outage": in_outage,
+            "duplicate_messages": self.duplicates(),
+            "duplicates_forced_by_lost_answers": self.f.forced_duplicates,
+        }
+
+    def duplicates(self) -> int:
+        """Visible messages repeating the bot's previous message in the chat within 15 s."""
+        count = 0
+        chats = [run.chat for run in self.tables] + [self.fake.private_chat(h.user) for h in self.humans]
+        for chat in chats:
+            previous: FakeMessage | None = None
+            for m in chat.messages:
+                if not m.from_bot:
+                    continue
+                if (
+                    previous is not None
+                    and not m.deleted
+                    and not previous.deleted
+                    and m.content == previous.content
+                    and m.callback_data == previous.callback_data
+                    and m.date - previous.date <= 15
+                ):
+                    count += 1
+                previous = m
+        return count
+
+    def errors_in_logs(self) -> dict[str, Any]:
+        """ERROR lines the bot processes logged (the JSON log's level), with a few examples."""
+        count = 0
+        examples: list[str] = []
+        for process in self.processes:
+            for line in process.log_path.read_text(errors="replace").splitlines():
+                if '"level": "error"' in line or '"level": "critical"' in line:
+                    count += 1
+                    if len(examples) < 5:
+                        examples.append(line[:400])
+        return {"count": count, "examples": examples}
+
+    def tokens_in_logs(self) -> dict[str, int]:
+        token = self.fake.token
+        needles = {"token": token, "token_secret_part": token.split(":", 1)[1], "webhook_secret": SECRET}
+        found = dict.fromkeys(needles, 0)
+        lines = 0
+        for process in self.processes:
+            text = process.log_path.read_text(errors="replace")
+            for line in text.splitlines():
+                lines += 1
+                for name, needle in needles.items():
+                    if needle in line:
+                        found[name] += 1
+        found["log_lines"] = lines
+        return found
+
+    def report(
+        self,
+        setup_seconds: float,
+        memory: dict[str, Any],
+        verdict: dict[str, Any],
+        plan: FaultPlan,
+        before: dict[str, dict[str, Any]],
+        after: dict[str, dict[str, Any]],
+    ) -> dict[str, Any]:
+        latencies: list[float] = []
+        calm: list[float] = []
+        superseded = 0
+        acked = [p for p in self.f.presses if p.acknowledged and p.final]
+        next_press: dict[tuple[str, int], float] = {}
+        for p in sorted(acked, key=lambda p: p.at, reverse=True):
+            p_next = next_press.get((p.table, p.version + 1), float("inf"))
+            calls = [t for t in self.f.version_calls.get((p.table, p.version + 1), []) if p.at <= t < p_next]
+            answer = self.f.answers.get(p.qid)
+            if not calls:
+                superseded += 1
+                continue
+            latency = max([*calls, *([answer] if answer else [])]) - p.at
+            latencies.append(latency)
+            if not any(a - 1 <= p.at <= b + 30 for a, b in self.fault_windows):
+                calm.append(latency)
+            next_press[(p.table, p.version)] = p.at
+        ack = [self.f.answers[p.qid] - p.at for p in self.f.presses if p.qid in self.f.answers]
+        complete = self._complete_deals(before, after)
+        group = [self.f.group_per_deal[d] for d in complete]
+        private = [self.f.private_per_deal[d] for d in complete]
+        actions = sum(after[t]["actions"] - before[t]["actions"] for t in before if t in after)
+        deals = sum(after[t]["deals"] - before[t]["deals"] for t in before if t in after)
+        load = os.getloadavg()
+        return {
+            "bench": "soak",
+            "tables": len(self.tables),
+            "players": len(self.humans),
+            "processes": len(self.processes),
+            "minutes": self.args.minutes,
+            "setup_seconds": round(setup_seconds, 1),
+            "soak_seconds": round(self.soak_ended - self.soak_started, 1),
+            "grace_seconds_until_every_table_moved": self.grace,
+            "presses": len(self.f.presses),
+            "moves_acknowledged": len(acked),
+            "actions_applied": actions,
+            "actions_per_s": round(actions / max(1.0, self.soak_ended - self.soak_started), 2),
+            "deals_completed": deals,
+            "tables_advanced": sum(
+                1 for t in before if after.get(t, {}).get("version", 0) > before[t]["version"]
+            ),
+            "too_many_requests_from_limits": self.fake.stats.flood_rejections,
+            "latency_update_to_last_call_ms": _summary(latencies),
+            "latency_away_from_faults_ms": _summary(calm),
+            "latency_samples_superseded": superseded,
+            "button_answer_ms": _summary(ack),
+            "group_calls_per_deal": _ints(group),
+            "private_calls_per_deal": _ints(private),
+            "redis_memory": memory,
+            "faults": {
+                "planned": plan.summary(),
+                "bot_kills": sum(p.kills for p in self.processes),
+                "bot_starts": sum(p.starts for p in self.processes),
+                "telegram_injected": dict(self.f.injected),
+                "events": self.f.events,
+            },
+            "people": {
+                "recoveries": self.f.recoveries,
+                "my_hand_presses": self.f.hand_requests,
+                "back_sent": self.f.backs,
+            },
+            "balancer": {"forwarded": self.balancer.forwarded, "failovers": self.balancer.failovers},
+            "verification": verdict,
+            "machine": {"cpus": os.cpu_count(), "loadavg_at_end": [round(x, 2) for x in load]},
+            "workdir": str(self.workdir),
+        }
+
+    def _complete_deals(
+        self, before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]
+    ) -> list[tuple[str, int]]:
+        """Deals that ended by the end of the run, as messages number them (from 1); the lobby and the
+        game's first announcement count for none (deal 0)."""
+        return [(table, d) for table, a in after.items() for d in range(1, a.get("deals", 0) + 1)]
+
+
+def _int(value: object) -> int:
+    try:
+        return int(str(value))
+    except ValueError:
+        return 0
+
+
+def _command(data: str) -> Command:
+    nobody = UserRef("tg", "0", "")
+    return from_payload(data, ChatRef("tg", "0", "", True), nobody)
+
+
+def _payload_versions(markup: object) -> list[tuple[str, int]]:
+    if isinstance(markup, str):
+        try:
+            markup = json.loads(markup)
+        except ValueError:
+            return []
+    if not isinstance(markup, dict):
+        return []
+    out = set()
+    for row in markup.get("inline_keyboard", []):
+        for button in row:
+            data = button.get("callback_data") if isinstance(button, dict) else None
+            if data:
+                c = _command(data)
+                if c.table_id is not None and c.version is not None:
+                    out.add((c.table_id, c.version))
+    return sorted(out)
+
+
+def _selection_complete(command: Command) -> bool:
+    """Whether a give/discard button completes the move: at three seats a give is one card to each of the
+    two others, and a lay-down (two musiki) is two cards."""
+    return len(command.args) >= 2
+
+
+def _q(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    return round(sorted(values)[min(len(values) - 1, int(q * len(values)))], 2)
+
+
+def _summary(seconds: list[float]) -> dict[str, Any]:
+    ms = sorted(x * 1000 for x in seconds)
+    if not ms:
+        return {"count": 0}
+    return {
+        "count": len(ms),
+        "p50": round(ms[len(ms) // 2]),
+        "p90": round(ms[int(0.9 * (len(ms) - 1))]),
+        "p99": round(ms[int(0.99 * (len(ms) - 1))]),
+        "max": round(ms[-1]),
+    }
+
+
+def _ints(values: list[int]) -> dict[str, Any]:
+    if not values:
+        return {"deals": 0}
+    return {
+        "deals": len(values),
+        "median": statistics.median(values),
+        "p90": sorted(values)[int(0.9 * (len(values) - 1))],
+        "max": max(values),
+        "mean": round(statistics.fmean(values), 2),
+    }
+
+
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--tables", type=int, default=100)
+    p.add_argument("--minutes", type=float, default=5.0)
+    p.add_argument("--processes", type=int, default=2)
+    p.add_argument("--kills", type=int, default=10, help="bot processes killed with SIGKILL (and restarted)")
+    p.add_argument("--outage", type=float, default=10.0, help="seconds Redis is stopped")
+    p.add_argument("--no-redis-faults", action="store_true", help="neither crash nor stop Redis")
+    p.add_argument("--telegram-bursts", type=int, default=6, help="bursts of 5xx, timeouts and 429s")
+    p.add_argument("--idle", type=float, default=0.03, help="share of turns a person lets run out")
+    p.add_argument("--turn-seconds", type=int, default=60, help="time for a turn (15-3600)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--workdir", default=None, help="logs and Redis data (default: a new temporary folder)")
+    p.add_argument("--keep", action="store_true", help="keep the work folder")
+    p.add_argument("--verbose", action="store_true", help="progress on stderr even when it is not a terminal")
+    return p.parse_args(argv)
+
+
+async def soak(args: argparse.Namespace) -> dict[str, Any]:
+    runner = Soak(args)
+    try:
+        return await runner.run()
+    finally:
+        if not args.keep and not args.workdir:
+            shutil.rmtree(runner.workdir, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
+    result = asyncio.run(soak(args))
+    print(json.dumps(result, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
