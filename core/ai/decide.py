@@ -106,8 +106,18 @@ def decide(
                 level.endgame,
                 level.infer_bids,
                 level.public_rollouts,
+                level.infer_play,
             )
-        return pimc_play(view, legal, rng, budget, level.play_worlds, level.infer_bids, level.public_rollouts)
+        return pimc_play(
+            view,
+            legal,
+            rng,
+            budget,
+            level.play_worlds,
+            level.infer_bids,
+            level.public_rollouts,
+            level.infer_play,
+        )
     if phase == Phase.BIDDING:
         return _bidding(level, view, legal, rng, budget)
     if phase == Phase.BLIND:
