@@ -129,6 +129,7 @@ class IdleTurn:
     table: str
     version: int
     at: float
+    user: str = ""
 
 
 @dataclass
@@ -150,12 +151,14 @@ class Human:
     last_key: frozenset[str] = frozenset()
     seen_key: frozenset[str] = frozenset()
     seen_at: float = 0.0
-    idle_key: frozenset[str] = frozenset()
+    idle_shape: frozenset[tuple[str, tuple[str, ...]]] = frozenset()
     retry_at: float = 0.0
     changed_at: float = 0.0
     last_message: tuple[int, str] = (0, "")
     asked_hand_at: float = 0.0
     back_sent_for: int = 0
+    stale: set[int] = field(default_factory=set)
+    """Hand messages whose buttons were answered "out of date" (one left behind, not the current one)."""
 
     @property
     def key(self) -> str:
@@ -508,7 +511,7 @@ class Soak:
         """The person's newest hand message of their table, with its buttons read as commands."""
         chat = self.fake.private_chat(h.user)
         for m in reversed(chat.messages):
-            if m.deleted or not m.from_bot or not m.callback_data:
+            if m.deleted or not m.from_bot or not m.callback_data or m.message_id in h.stale:
                 continue
             commands = [(d, _command(d)) for d in m.callback_data]
             if any(c.table_id == h.table.table_id for _, c in commands):
@@ -547,12 +550,14 @@ class Soak:
             if now - h.changed_at > 45 and now - h.asked_hand_at > 45:
                 self.ask_hand(h)  # pressed, answered, and still the same buttons: the hand did not come
             return
+        # The same choices under a newer version (the hand redrawn after someone's /back) are the same turn.
+        shape = frozenset((c.name, c.args) for _, c in moves)
         if key != h.seen_key:
             h.seen_key, h.seen_at = key, now
-            if h.rng.random() < self.args.idle:
-                h.idle_key = key
-                self.f.idle.append(IdleTurn(h.table.table_id, moves[0][1].version or 0, now))
-        if key == h.idle_key:
+            if shape != h.idle_shape and h.rng.random() < self.args.idle:
+                h.idle_shape = shape
+                self.f.idle.append(IdleTurn(h.table.table_id, moves[0][1].version or 0, now, h.key))
+        if shape == h.idle_shape:
             return  # letting the turn's time run out
         if now < h.seen_at + h.rng.uniform(1.0, 4.0):
             return
@@ -594,6 +599,8 @@ class Soak:
         h.last_key = key
         if query.answered:
             press.answered, press.answered_at, press.text = True, time.time(), query.text
+            if query.text is not None and "out of date" in query.text:
+                h.stale.add(message.message_id)
             if query.text is None or "out of date" in query.text:
                 h.retry_at = 0.0
                 return
@@ -718,8 +725,13 @@ class Soak:
             for kind in ("table", "stream", "refs"):
                 size = await self.raw.memory_usage(f"{PREFIX}:{{{run.table_id}}}:{kind}")
                 sample.append(int(size or 0))
+        by_kind: Counter[str] = Counter()
+        async for key in self.raw.scan_iter(match=f"{PREFIX}:*", count=1000):
+            kind = key.split("}:", 1)[-1].split(":", 1)[0]
+            by_kind[kind] += int(await self.raw.memory_usage(key) or 0)
         n = max(1, len(self.tables))
         return {
+            "bytes_per_table_by_kind": {k: round(v / n) for k, v in by_kind.most_common()},
             "used_memory_bytes": used,
             "baseline_bytes": baseline,
             "per_table_bytes": round((used - baseline) / n),
@@ -796,12 +808,35 @@ class Soak:
         # Deadlines: every idle turn was played by the timer, about on time.
         late: list[float] = []
         not_fired = 0
+        not_fired_examples: list[dict[str, Any]] = []
         due = [i for i in self.f.idle if i.at + self.args.turn_seconds + 10 < self.soak_ended]
         for idle in due:
+            # The first save after the idle turn's that applied actions must be the timer's. Saves in
+            # between without actions (someone's /back, a leave) set the turn's deadline again.
             stream = streams[idle.table]
-            began, fired = stream.get(idle.version), stream.get(idle.version + 1)
+            began = stream.get(idle.version)
+            v = idle.version + 1
+            while v in stream and not stream[v][1].get("a") and stream[v][1].get("cmd") != "timer":
+                began = stream[v]
+                v += 1
+            fired = stream.get(v)
             if began is None or fired is None or fired[1].get("cmd") != "timer":
                 not_fired += 1
+                if len(not_fired_examples) < 5:
+                    not_fired_examples.append(
+                        {
+                            "table": idle.table,
+                            "version": idle.version,
+                            "at": round(idle.at - self.soak_started, 1),
+                            "user": idle.user,
+                            "presses": [
+                                (round(p.at - self.soak_started, 1), p.name, p.version, p.text)
+                                for p in self.f.presses
+                                if p.user == idle.user and abs(p.version - idle.version) <= 1
+                            ],
+                            "next": None if fired is None else fired[1],
+                        }
+                    )
                 continue
             late.append(fired[0] - (began[0] + self.args.turn_seconds))
         overdue = await self.raw.zrangebyscore(f"{PREFIX}:{{deadlines}}:due", "-inf", time.time() - 40)
@@ -834,6 +869,7 @@ class Soak:
             "idle_turns_due_before_the_end": len(due),
             "idle_turns_played_by_timer": len(late),
             "idle_turns_not_fired": not_fired,
+            "idle_turns_not_fired_examples": not_fired_examples,
             "deadline_late_s": {"p50": _q(late, 0.5), "max": round(max(late, default=0.0), 2)},
             "deadlines_overdue_at_end": len(overdue),
             "inconsistent_tables": await self.consistency(),
@@ -845,8 +881,24 @@ class Soak:
             "unavailable_answers": len(unavailable),
             "unavailable_answers_during_outage": in_outage,
             "duplicate_messages": self.duplicates(),
+            "hand_messages_left_behind": self.hands_left_behind(),
             "duplicates_forced_by_lost_answers": self.f.forced_duplicates,
         }
+
+    def hands_left_behind(self) -> dict[str, int]:
+        """Private chats showing more than one hand message of their table at the end (a hand is meant to
+        be one message: a new one replaces the old), and people who pressed one that was left behind."""
+        chats = 0
+        for h in self.humans:
+            visible = [
+                m
+                for m in self.fake.private_chat(h.user).messages
+                if m.from_bot
+                and not m.deleted
+                and any(_command(d).table_id == h.table.table_id for d in m.callback_data)
+            ]
+            chats += len(visible) > 1
+        return {"private_chats": chats, "people_who_pressed_one": sum(1 for h in self.humans if h.stale)}
 
     def duplicates(self) -> int:
         """Visible messages repeating the bot's previous message in the chat within 15 s."""
@@ -906,7 +958,6 @@ class Soak:
         after: dict[str, dict[str, Any]],
     ) -> dict[str, Any]:
         latencies: list[float] = []
-        calm: list[float] = []
         superseded = 0
         acked = [p for p in self.f.presses if p.acknowledged and p.final]
         next_press: dict[tuple[str, int], float] = {}
@@ -919,8 +970,6 @@ class Soak:
                 continue
             latency = max([*calls, *([answer] if answer else [])]) - p.at
             latencies.append(latency)
-            if not any(a - 1 <= p.at <= b + 30 for a, b in self.fault_windows):
-                calm.append(latency)
             next_press[(p.table, p.version)] = p.at
         ack = [self.f.answers[p.qid] - p.at for p in self.f.presses if p.qid in self.f.answers]
         complete = self._complete_deals(before, after)
@@ -948,7 +997,6 @@ class Soak:
             ),
             "too_many_requests_from_limits": self.fake.stats.flood_rejections,
             "latency_update_to_last_call_ms": _summary(latencies),
-            "latency_away_from_faults_ms": _summary(calm),
             "latency_samples_superseded": superseded,
             "button_answer_ms": _summary(ack),
             "group_calls_per_deal": _ints(group),
