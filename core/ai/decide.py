@@ -72,13 +72,18 @@ class Level:
     infer_play: float = 0.0
     """Weight sampled deals by how natural the cards played look in them (weight of each unexpected
     card; 0: off)."""
+    declare_bonus: float = 0.0
+    """Utility added to declaring a marriage now over waiting (playouts assume the lead comes back)."""
+    tree_iterations: int = 0
+    """Search the card play with an information-set tree of this many iterations before the endgame
+    (0: perfect-information Monte Carlo)."""
 
 
 LEVEL_PARAMS: dict[str, Level] = {
     "random": Level("random", 0.001, 0, 0, 0, 0, 0),
     "easy": Level("easy", 0.002, 0, 0, 0, 0, 0),
     "medium": Level("medium", 0.08, 48, 32, 24, 5, 0),
-    "hard": Level("hard", 0.4, 240, 160, 96, 9, 12, infer_bids=True),
+    "hard": Level("hard", 0.3, 160, 128, 48, 7, 12),
 }
 
 
@@ -94,6 +99,10 @@ def decide(
     if phase == Phase.PLAY:
         if not simulate:
             return easy_play(view, legal)
+        if level.tree_iterations and sum(view.hand_counts) > level.endgame:
+            from .ismcts import ismcts_play
+
+            return ismcts_play(view, legal, rng, budget, level.tree_iterations)
         if level.endgame:
             from .endgame import solve_play
 
@@ -107,6 +116,7 @@ def decide(
                 level.infer_bids,
                 level.public_rollouts,
                 level.infer_play,
+                level.declare_bonus,
             )
         return pimc_play(
             view,
@@ -117,6 +127,7 @@ def decide(
             level.infer_bids,
             level.public_rollouts,
             level.infer_play,
+            level.declare_bonus,
         )
     if phase == Phase.BIDDING:
         return _bidding(level, view, legal, rng, budget)

@@ -20,7 +20,7 @@ from .bids import BidModel
 from .budget import Budget
 from .infer import knowledge, sample
 from .inference import PlayModel
-from .play import easy_play, known_voids, move_of, world_sim
+from .play import declaring_moves, easy_play, known_voids, move_of, world_sim
 from .rollout import rollout
 from .score import ScoreCtx
 from .sim import DECLARE, QK_ALL, Sim
@@ -269,6 +269,7 @@ def solve_play(
     infer_bids: bool = False,
     public_rollouts: bool = False,
     infer_play: float = 0.0,
+    declare_bonus: float = 0.0,
 ) -> Action:
     """Monte Carlo over consistent deals; each deal solved exactly once few cards are left."""
     moves = [move_of(a) for a in legal]
@@ -294,6 +295,7 @@ def solve_play(
     totals = [0.0] * len(moves)
     cost = max(1, remaining * len(moves))
     worlds = 0
+    wsum = 0.0
     while worlds < max_worlds:
         masks = sample(k, rng)
         if masks is None:
@@ -302,6 +304,7 @@ def solve_play(
         w = model.weight(masks) if model is not None else 1.0
         if plays is not None:
             w *= plays.weight(base.hands)
+        wsum += w
         if exact:
             finals, nodes = solve_root(base, moves, me)
             spent = nodes // 2 + 4 * len(moves)
@@ -322,5 +325,9 @@ def solve_play(
             break
     if worlds == 0:
         return easy_play(view, legal)
+    if declare_bonus:
+        declaring = declaring_moves(view, moves)
+        for i in declaring:
+            totals[i] += declare_bonus * wsum
     best = max(range(len(moves)), key=lambda i: totals[i])
     return legal[best]

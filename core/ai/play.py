@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 from ..actions import CRAWL as CRAWL_ACTION
 from ..actions import PLAYS, PLAYS_DECLARING, Action, Crawl, Play
-from ..cards import CARD_POINTS, FULL_DECK, SUIT_MASKS, CardMask
+from ..cards import CARD_POINTS, FULL_DECK, MARRIAGE_MASKS, SUIT_MASKS, CardMask
+from ..rules import Declaration
 from ..view import SeatView
 from .bids import BidModel
 from .budget import Budget
@@ -119,6 +120,23 @@ def _bits(mask: CardMask) -> list[int]:
     return out
 
 
+def declaring_moves(view: SeatView, moves: list[int]) -> list[int]:
+    """Indices of the moves that declare a marriage now (explicitly, or automatically by the lead)."""
+    if view.trick or not view.trick_history or view.hand.bit_count() < view.rules.marriage_min_cards:
+        return []
+    out = []
+    for i, m in enumerate(moves):
+        if m == CRAWL:
+            continue
+        c = m & 31
+        if c % 6 not in (2, 3):
+            continue
+        pair = MARRIAGE_MASKS[c // 6]
+        if view.hand & pair == pair and (m & DECLARE or view.rules.declaration == Declaration.AUTOMATIC):
+            out.append(i)
+    return out
+
+
 def known_voids(view: SeatView) -> list[int]:
     """Suits each seat is known to lack, as a list of 4-bit masks indexed by seat."""
     out = [0] * view.players
@@ -146,6 +164,7 @@ def pimc_play(
     infer_bids: bool = False,
     public_rollouts: bool = False,
     infer_play: float = 0.0,
+    declare_bonus: float = 0.0,
 ) -> Action:
     """Perfect-information Monte Carlo over deals consistent with the view, heuristic playouts."""
     moves = [move_of(a) for a in legal]
@@ -163,6 +182,7 @@ def pimc_play(
     remaining = sum(view.hand_counts)
     cost = max(1, remaining * len(moves))
     worlds = 0
+    wsum = 0.0
     while worlds < max_worlds:
         masks = sample(k, rng)
         if masks is None:
@@ -171,6 +191,7 @@ def pimc_play(
         w = model.weight(masks) if model is not None else 1.0
         if plays is not None:
             w *= plays.weight(base.hands)
+        wsum += w
         for i, m in enumerate(moves):
             s = base.clone()
             s.play(m)
@@ -181,5 +202,9 @@ def pimc_play(
             break
     if worlds == 0:
         return easy_play(view, legal)
+    if declare_bonus:
+        declaring = declaring_moves(view, moves)
+        for i in declaring:
+            totals[i] += declare_bonus * wsum
     best = max(range(len(moves)), key=lambda i: totals[i])
     return legal[best]

@@ -72,3 +72,9 @@ def test_wilson_interval() -> None:
     low, high = wilson(50, 100)
     assert 0.40 < low < 0.41 and 0.59 < high < 0.60
     assert wilson(0, 0) == (0.0, 1.0)
+
+
+def test_hard_does_not_lose_to_medium_at_default_budgets() -> None:
+    """One whole game seed (about 45 deals, three rotations) at the levels' own budgets."""
+    report = run_arena(ArenaSpec("hard", "medium", "polish", 3, seed=9), 6, workers=2)
+    assert report["ci95"][1] > 0, report
