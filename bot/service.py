@@ -249,7 +249,7 @@ class Service:
             drop_deadline=drop,
         )
         if doc.game is not None and ctx.state is not None:
-            self.cache.put(doc.serial, len(doc.game.actions), ctx.state)
+            self.cache.put(doc.serial, doc.game.actions, ctx.state)
 
     def _turn_for(self, doc: TableDoc, ctx: Context) -> TurnDoc | None:
         """The deadline the table needs now: a human's turn, an idle lobby, or none."""

@@ -159,15 +159,18 @@ class GameSpec:
 class GameCache:
     """States already built, by game serial: a bounded LRU of immutable `GameState`s.
 
-    Entries are never changed: a longer replay clones the cached state before applying more actions.
+    Entries are never changed: a longer replay clones the cached state before applying more actions. An
+    entry is used only for the very actions it was built from: a store that lost its last writes (Redis
+    after a crash, a lagging replica) gives the table again with other actions after the same beginning.
     """
 
     def __init__(self, size: int = 256) -> None:
         self._size = size
-        self._entries: OrderedDict[str, tuple[int, GameState, RuleSet]] = OrderedDict()
+        self._entries: OrderedDict[str, tuple[tuple[str, ...], GameState, RuleSet]] = OrderedDict()
 
-    def put(self, serial: str, actions: int, state: GameState) -> None:
-        self._entries[serial] = (actions, state, state.rules)
+    def put(self, serial: str, actions: Sequence[str], state: GameState) -> None:
+        """Remember `state` as the game after `actions`."""
+        self._entries[serial] = (tuple(actions), state, state.rules)
         self._entries.move_to_end(serial)
         while len(self._entries) > self._size:
             self._entries.popitem(last=False)
@@ -176,8 +179,8 @@ class GameCache:
         """The state after `actions`, replaying only what the cache does not hold yet."""
         entry = self._entries.get(serial)
         n = len(actions)
-        if entry is not None and entry[0] <= n:
-            done, cached, _ = entry
+        if entry is not None and len(entry[0]) <= n and tuple(actions[: len(entry[0])]) == entry[0]:
+            done, cached = len(entry[0]), entry[1]
             if done == n:
                 self._entries.move_to_end(serial)
                 return cached
@@ -188,5 +191,5 @@ class GameCache:
         for text in actions[done:]:
             seat, action = decode_action(text)
             state.apply_action(seat, action)
-        self.put(serial, n, state)
+        self.put(serial, actions, state)
         return state
