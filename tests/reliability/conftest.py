@@ -14,24 +14,12 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "telegram"))  # tgkit, the Telegram rig
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # bench.soak
 
-from relkit import World
+from relkit import World, quiet_settings
 
 from bot.service import Service
-from bot.settings import Settings
 from bot.storage import MemoryStore, RedisStore, Store
 
 START = 1_700_000_000.0
-
-
-def quiet_settings() -> Settings:
-    values: dict[str, object] = {
-        "redis_url": None,
-        "ai_workers": 0,
-        "charts": False,
-        "turn_seconds": 0,
-        "default_ai_level": "easy",
-    }
-    return Settings(_env_file=None, **values)  # type: ignore[call-arg]
 
 
 async def make_world(store: Store, clock: list[float], seed: int = 1) -> World:

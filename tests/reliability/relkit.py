@@ -25,6 +25,7 @@ from bot.commands import decode_payload, from_payload, parse_text
 from bot.i18n import translator
 from bot.model import ChatRef, Command, Group, Message, Private, Sender, UserRef
 from bot.service import Service
+from bot.settings import Settings
 from bot.snapshot import GameCache, decode_action
 from bot.storage import MemoryStore, RedisStore, Store
 from bot.table import TableDoc
@@ -72,6 +73,18 @@ PRIVATES = tuple(private(i) for i in range(len(NAMES)))
 FOREIGN_TABLE_IDS = ("tg:-1999", "tg:-100123456", "dc:1001", "tg:1001x", "zz:-1001")
 """Table ids of chats the world does not have (and of another platform)."""
 TABLE_IDS = tuple(c.key for c in GROUPS + PRIVATES) + FOREIGN_TABLE_IDS
+
+
+def quiet_settings() -> Settings:
+    """Settings for the tests: no .env, computer players in threads, no charts, no turn timers."""
+    values: dict[str, object] = {
+        "redis_url": None,
+        "ai_workers": 0,
+        "charts": False,
+        "turn_seconds": 0,
+        "default_ai_level": "easy",
+    }
+    return Settings(_env_file=None, **values)  # type: ignore[call-arg]
 
 
 # --------------------------------------------------------------------------- the store, as documents
@@ -337,7 +350,31 @@ class Oracle:
             else:
                 self._table(cmd, key, before, after, v, timer)
         self._privacy(messages, after, v)
+        self._private_to_players(cmd, messages, before, after, v, timer)
         return v
+
+    def _private_to_players(
+        self,
+        cmd: Command,
+        messages: list[Message],
+        before: Snapshot,
+        after: Snapshot,
+        v: Verdict,
+        timer: bool,
+    ) -> None:
+        """A private message goes to the sender or to someone who plays (or played, this command) a table."""
+        players = {
+            s.user
+            for snap in (before, after)
+            for doc in snap.tables().values()
+            for s in doc.seats
+            if s.user is not None
+        }
+        for m in messages:
+            if isinstance(m.audience, Private):
+                who = m.audience.user.key
+                if who not in players and (timer or who != cmd.user.key):
+                    v.fail(f"a private {m.kind} message went to {who}, who plays nowhere")
 
     # --- who hears what ----------------------------------------------------------------------------
 
