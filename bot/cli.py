@@ -166,5 +166,15 @@ def discord(
     )
 
 
+def _register_arena() -> None:
+    """``thousand arena`` lives in its own module (it pulls in the process pool and rich progress)."""
+    from bot.cli_arena import arena
+
+    app.command("arena")(arena)
+
+
+_register_arena()
+
+
 def main() -> None:
     app()

@@ -402,7 +402,7 @@ def arena(
 
 
 def main() -> None:
-    """Stand-alone entry point (``python -m bot.cli_arena``) until the command is registered."""
+    """Stand-alone entry point (``python -m bot.cli_arena``); ``thousand arena`` is the same command."""
     app = typer.Typer(add_completion=False)
     app.command()(arena)
     app()
