@@ -429,7 +429,12 @@ class TelegramAdapter:
             return
 
         async def send(text: str | None, alert: bool, url: str | None) -> None:
-            await query.answer(text, show_alert=alert, url=url)
+            # Best effort: the press is already handled when it is answered, and a query answered too
+            # late ("query is too old", after a slow moment or a restart) only loses the little note.
+            try:
+                await query.answer(text, show_alert=alert, url=url)
+            except TelegramError as exc:
+                log.info("answerCallbackQuery failed: %s", exc)
 
         answer = Answer(send)
         await self._guard("button", update, lambda: self._pressed(update, answer), answer)

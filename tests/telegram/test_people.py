@@ -151,6 +151,26 @@ async def test_stale_button_gets_an_alert_and_changes_nothing(rig: Rig) -> None:
     assert [decode_action(a)[0] for a in after.game.actions[before:]] == [seat]
 
 
+async def test_a_press_answered_too_late_still_counts_and_is_no_error(rig: Rig) -> None:
+    """Telegram refuses an answer after its window ("query is too old"); the move stands, nothing fails."""
+    _, people, table = await _three(rig)
+    fake = rig.fake
+    doc, state = await table.state()
+    assert state is not None and doc.game is not None
+    before = len(doc.game.actions)
+    user = people[state.to_act]
+    message = table.hand_message(user)
+    assert message is not None
+    fake._api.callback_answer_timeout = -1.0  # every answer comes too late
+    query_id = fake.user_presses(user, user, message.message_id, message.callback_data[0])
+    await rig.settle()
+    assert not fake.callback_query(query_id).answered
+    assert any(c.method == "answerCallbackQuery" and c.status == 400 for c in fake.calls)
+    after = await table.doc()
+    assert after.game is not None and len(after.game.actions) > before
+    assert rig.bot.adapter.errors == 0
+
+
 async def test_refusal_for_a_button_is_an_alert(rig: Rig) -> None:
     fake = rig.fake
     alice = fake.add_user("Alice")
