@@ -159,6 +159,9 @@ class Human:
     back_sent_for: int = 0
     stale: set[int] = field(default_factory=set)
     """Hand messages whose buttons were answered "out of date" (one left behind, not the current one)."""
+    done_version: int = -1
+    done_at: float = 0.0
+    """The table version of the person's last move that was answered as done, and when."""
 
     @property
     def key(self) -> str:
@@ -220,6 +223,7 @@ class Soak:
         self.last_deal: dict[int, int] = {}
         self.fault_times: dict[str, list[float]] = defaultdict(list)
         self.fault_windows: list[tuple[float, float]] = []
+        self.aof_sizes: list[tuple[float, int]] = []
         self.outage: tuple[float, float] | None = None
         self.crash_at: float | None = None
         self.versions_after_faults: dict[str, int] = {}
@@ -317,6 +321,7 @@ class Soak:
         before = await self.snapshot_tables()
         workers = [asyncio.create_task(self.human(h)) for h in self.humans]
         faults = asyncio.create_task(self.faults(plan))
+        aof = asyncio.create_task(self.watch_aof())
         reporter = asyncio.create_task(self.reporter())
         await asyncio.sleep(args.minutes * 60)
         self.faults_over = True
@@ -328,6 +333,7 @@ class Soak:
             task.cancel()
         await asyncio.gather(*workers, return_exceptions=True)
         reporter.cancel()
+        aof.cancel()
         await self.settle()
         after = await self.snapshot_tables()
         memory = await self.memory(baseline)
@@ -514,8 +520,13 @@ class Soak:
             if m.deleted or not m.from_bot or not m.callback_data or m.message_id in h.stale:
                 continue
             commands = [(d, _command(d)) for d in m.callback_data]
-            if any(c.table_id == h.table.table_id for _, c in commands):
-                return m, commands
+            if not any(c.table_id == h.table.table_id for _, c in commands):
+                continue
+            recent = time.time() - h.done_at < 60  # after a Redis crash, versions can come again
+            spent = [c for _, c in commands if c.name in MOVES and (c.version or 0) <= h.done_version]
+            if spent and recent:
+                continue  # the move of this version is made: a hand left behind, or not edited yet
+            return m, commands
         return None
 
     async def human(self, h: Human) -> None:
@@ -601,6 +612,8 @@ class Soak:
             press.answered, press.answered_at, press.text = True, time.time(), query.text
             if query.text is not None and "out of date" in query.text:
                 h.stale.add(message.message_id)
+            if query.text is None and final:
+                h.done_version, h.done_at = max(h.done_version, press.version), time.time()
             if query.text is None or "out of date" in query.text:
                 h.retry_at = 0.0
                 return
@@ -651,8 +664,13 @@ class Soak:
             record["process"] = process.name
             record["ready_after_s"] = round(await process.ready(), 2)
         elif event.kind == "redis_crash":
+            # SIGKILL loses nothing Redis wrote to the kernel; the machine dying loses what was not yet
+            # fsynced. With fsync every second that is at most the last second: cut the append-only file
+            # back to its size of one second before (unless --redis-crash kill).
             self.crash_at = time.time()
             await asyncio.to_thread(self.redis.kill)
+            if self.args.redis_crash == "power-loss":
+                record["aof_bytes_cut"] = self.cut_aof(self.crash_at - 1.0)
             await asyncio.to_thread(self.redis.start, 60)
             record["down_s"] = round(time.time() - at, 2)
             record["inconsistent_after_restart"] = await self.consistency()
@@ -677,6 +695,24 @@ class Soak:
         self.fault_windows.append((at, time.time() + (10.0 if event.kind.startswith("tg_") else 0.0)))
         self.f.events.append(record)
         self.progress(f"fault {record}")
+
+    async def watch_aof(self) -> None:
+        """The append-only file's size every 0.1 s (to cut it back to an earlier moment)."""
+        path = self.workdir / "redis" / "appendonly.aof"
+        while True:
+            with contextlib.suppress(OSError):
+                self.aof_sizes.append((time.time(), path.stat().st_size))
+                del self.aof_sizes[:-200]
+            await asyncio.sleep(0.1)
+
+    def cut_aof(self, moment: float) -> int:
+        path = self.workdir / "redis" / "appendonly.aof"
+        earlier = [size for at, size in self.aof_sizes if at <= moment]
+        if not earlier:
+            return 0
+        size = path.stat().st_size
+        os.truncate(path, earlier[-1])
+        return size - earlier[-1]
 
     # --- the end --------------------------------------------------------------------------------------
 
@@ -885,10 +921,11 @@ class Soak:
             "duplicates_forced_by_lost_answers": self.f.forced_duplicates,
         }
 
-    def hands_left_behind(self) -> dict[str, int]:
+    def hands_left_behind(self) -> dict[str, Any]:
         """Private chats showing more than one hand message of their table at the end (a hand is meant to
         be one message: a new one replaces the old), and people who pressed one that was left behind."""
         chats = 0
+        example: list[dict[str, Any]] = []
         for h in self.humans:
             visible = [
                 m
@@ -898,7 +935,23 @@ class Soak:
                 and any(_command(d).table_id == h.table.table_id for d in m.callback_data)
             ]
             chats += len(visible) > 1
-        return {"private_chats": chats, "people_who_pressed_one": sum(1 for h in self.humans if h.stale)}
+            if len(visible) > 1 and not example:
+                example = [
+                    {
+                        "id": m.message_id,
+                        "deleted": m.deleted,
+                        "edits": len(m.history),
+                        "versions": sorted({c.version for c in map(_command, m.callback_data) if c.version}),
+                        "first_line": m.content.splitlines()[0][:60] if m.content else "",
+                    }
+                    for m in self.fake.private_chat(h.user).messages[-8:]
+                    if m.from_bot
+                ]
+        return {
+            "private_chats": chats,
+            "people_who_pressed_one": sum(1 for h in self.humans if h.stale),
+            "example_chat_end": example,
+        }
 
     def duplicates(self) -> int:
         """Visible messages repeating the bot's previous message in the chat within 15 s."""
@@ -1104,6 +1157,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--kills", type=int, default=10, help="bot processes killed with SIGKILL (and restarted)")
     p.add_argument("--outage", type=float, default=10.0, help="seconds Redis is stopped")
     p.add_argument("--no-redis-faults", action="store_true", help="neither crash nor stop Redis")
+    p.add_argument(
+        "--redis-crash",
+        choices=("power-loss", "kill"),
+        default="power-loss",
+        help="power-loss: SIGKILL and the append-only file cut back by its last second; kill: SIGKILL only",
+    )
     p.add_argument("--telegram-bursts", type=int, default=6, help="bursts of 5xx, timeouts and 429s")
     p.add_argument("--idle", type=float, default=0.03, help="share of turns a person lets run out")
     p.add_argument("--turn-seconds", type=int, default=60, help="time for a turn (15-3600)")
