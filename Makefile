@@ -4,9 +4,13 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
 NATIVE := build/native
-NATIVE_MODULES := core/cards.py core/deal.py core/game.py core/scoring.py core/events.py core/errors.py
+NATIVE_MODULES := core/cards.py core/deal.py core/game.py core/scoring.py core/events.py core/errors.py \
+	core/view.py $(filter-out core/ai/__init__.py,$(wildcard core/ai/*.py))
+# Arena runs: the computer players compiled too. Decisions count work, not seconds, so the figures are
+# the same as with the plain sources, only sooner (bench/results/ai.md).
+ARENA ?= --candidate hard --baseline medium --preset polish --players 3 --deals 4000 --seed 1
 
-.PHONY: play test lint bench bench-python native fuzz clean
+.PHONY: play test lint bench bench-python native fuzz arena clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +44,9 @@ bench: native
 
 fuzz: native
 	PYTHONPATH=$(NATIVE) $(BIN)/python bench/fuzz.py --deals 1000000 --chunk 5000
+
+arena: native
+	cd $(NATIVE) && PYTHONPATH=. ../../$(BIN)/python -m bot.cli_arena $(ARENA) --json
 
 clean:
 	rm -rf $(VENV) build .mypy_cache .ruff_cache .pytest_cache

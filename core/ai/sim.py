@@ -230,6 +230,8 @@ class Sim:
         self._close()
 
     def winner_index(self) -> int:
+        """The engine's ``core.deal._trick_winner`` on this list, plus the crawl; kept as a copy because
+        the playouts would otherwise build a tuple per trick (tests/ai/test_sim.py checks they agree)."""
         trick = self.trick
         led = trick[0] // 6
         if self.crawl:
