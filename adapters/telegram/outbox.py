@@ -125,6 +125,8 @@ class DeliveryStats:
     dropped: int = 0
     outdated: int = 0
     """Edits dropped because the message already showed a newer version of the table."""
+    raced: int = 0
+    """Messages of one key posted by two processes at once (one of them was deleted)."""
 
 
 @dataclass(slots=True)
@@ -318,8 +320,22 @@ class Outbox:
                 await self._remember(scope, op.key, old.message_id, content, refs, op.version)
                 return
         message_id = await self._post(op)
-        await self._remember(scope, op.key, message_id, content, refs, op.version)
-        if old is not None and old.message_id != message_id and (op.replace_old or not op.fresh):
+        displaced = await self._remember(scope, op.key, message_id, content, refs, op.version)
+        one_message = op.replace_old or not op.fresh
+        if one_message and displaced is not None and displaced.message_id not in (
+            message_id,
+            old.message_id if old is not None else None,
+        ):
+            # Another process posted this key's message between our read and our write: one of the two
+            # must go, or the chat shows two (a hand with stale buttons left behind). The newer stays.
+            self.stats.raced += 1
+            if _newer(displaced.version, op.version):
+                await self.store.set_ref(scope, op.key, displaced.encode(), ttl_seconds=self.refs_ttl)
+                refs[op.key] = displaced.encode()
+                await self._delete(op.chat_id, message_id)
+            else:
+                await self._delete(op.chat_id, displaced.message_id)
+        if old is not None and old.message_id != message_id and one_message:
             await self._delete(op.chat_id, old.message_id)
 
     async def _edit(self, op: Op, old: Ref) -> bool:
@@ -402,13 +418,15 @@ class Outbox:
         content: Content,
         refs: dict[str, str],
         version: int | None = None,
-    ) -> None:
+    ) -> Ref | None:
+        """Store the reference; the one it replaced (maybe written by another process meanwhile)."""
         now = self.clock()
         ref = Ref(message_id, content.kind, content.fingerprint, now, version)
-        await self.store.set_ref(scope, key, ref.encode(), ttl_seconds=self.refs_ttl)
+        previous = await self.store.set_ref(scope, key, ref.encode(), ttl_seconds=self.refs_ttl)
         refs[key] = ref.encode()
         if len(refs) > MAX_REFS:
             await self._prune(scope, refs)
+        return Ref.decode(previous)
 
     async def _prune(self, scope: str, refs: dict[str, str]) -> None:
         """Forget the oldest references of a chat (messages of long-finished deals)."""

@@ -164,8 +164,8 @@ class MeteredStore(Store):
     async def get_refs(self, scope_key: str) -> dict[str, str]:
         return await self.inner.get_refs(scope_key)
 
-    async def set_ref(self, scope_key: str, name: str, value: str, *, ttl_seconds: float) -> None:
-        await self.inner.set_ref(scope_key, name, value, ttl_seconds=ttl_seconds)
+    async def set_ref(self, scope_key: str, name: str, value: str, *, ttl_seconds: float) -> str | None:
+        return await self.inner.set_ref(scope_key, name, value, ttl_seconds=ttl_seconds)
 
     async def delete_ref(self, scope_key: str, name: str) -> None:
         await self.inner.delete_ref(scope_key, name)

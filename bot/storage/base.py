@@ -224,8 +224,10 @@ class Store(abc.ABC):
         handles the next update edits the message another one sent."""
 
     @abc.abstractmethod
-    async def set_ref(self, scope_key: str, name: str, value: str, *, ttl_seconds: float) -> None:
-        """Set one reference; the whole scope expires `ttl_seconds` after its last change."""
+    async def set_ref(self, scope_key: str, name: str, value: str, *, ttl_seconds: float) -> str | None:
+        """Set one reference and return the value it replaced, in one atomic step (so of two processes
+        that each posted a message for one name, the one writing second learns of the other's message);
+        the whole scope expires `ttl_seconds` after its last change."""
 
     @abc.abstractmethod
     async def delete_ref(self, scope_key: str, name: str) -> None:

@@ -247,11 +247,13 @@ class MemoryStore(Store):
         check_id("refs scope", scope_key)
         return dict(self._live_refs(scope_key))
 
-    async def set_ref(self, scope_key: str, name: str, value: str, *, ttl_seconds: float) -> None:
+    async def set_ref(self, scope_key: str, name: str, value: str, *, ttl_seconds: float) -> str | None:
         check_id("refs scope", scope_key)
         refs = self._live_refs(scope_key)
+        previous = refs.get(name)
         refs[name] = value
         self._refs[scope_key] = (self._clock() + ttl_seconds, refs)
+        return previous
 
     async def delete_ref(self, scope_key: str, name: str) -> None:
         check_id("refs scope", scope_key)

@@ -81,6 +81,7 @@ _CLAIM = _Script.named("claim")
 _SENDS = _Script.named("sends")
 _HOLD = _Script.named("hold")
 _STATS = _Script.named("stats")
+_SET_REF = _Script.named("set_ref")
 _CHAT_UNLINK = _Script.named("chat_unlink")
 
 
@@ -460,10 +461,11 @@ class RedisStore(Store):
         raw: Mapping[str, str] = await self._call("HGETALL", self.keys.refs(scope_key))
         return dict(raw)
 
-    async def set_ref(self, scope_key: str, name: str, value: str, *, ttl_seconds: float) -> None:
+    async def set_ref(self, scope_key: str, name: str, value: str, *, ttl_seconds: float) -> str | None:
         check_id("refs scope", scope_key)
         key = self.keys.refs(scope_key)
-        await self._pipeline([("HSET", key, name, value), ("PEXPIRE", key, max(1, int(ttl_seconds * 1000)))])
+        previous = await self._script(_SET_REF, [key], [name, value, max(1, int(ttl_seconds * 1000))])
+        return previous if isinstance(previous, str) else None
 
     async def delete_ref(self, scope_key: str, name: str) -> None:
         check_id("refs scope", scope_key)

@@ -500,6 +500,17 @@ async def test_ping(backend: Backend) -> None:
 # --- platform message references ------------------------------------------------------------------------
 
 
+async def test_setting_a_ref_returns_the_one_it_replaced(backend: Backend) -> None:
+    """Two processes writing one reference each learn what they displaced, so the second one can remove
+    the message the first one posted meanwhile."""
+    store, other = backend.store, backend.another()
+    assert await store.set_ref("tg:-8", "hand:1", "201", ttl_seconds=5) is None
+    assert await other.set_ref("tg:-8", "hand:1", "202", ttl_seconds=5) == "201"
+    assert await store.set_ref("tg:-8", "hand:1", "203", ttl_seconds=5) == "202"
+    assert await store.set_ref("tg:-8", "hand:2", "204", ttl_seconds=5) is None
+    assert await other.get_refs("tg:-8") == {"hand:1": "203", "hand:2": "204"}
+
+
 async def test_message_refs_are_shared_between_processes_and_expire(backend: Backend) -> None:
     store, other = backend.store, backend.another()
     assert await store.get_refs("tg:-9") == {}

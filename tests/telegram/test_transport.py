@@ -17,7 +17,7 @@ from adapters.telegram.outbox import Op, Outbox, Ref, chat_scope
 from adapters.telegram.ratelimit import SharedRateLimiter
 from adapters.telegram.reach import parse_start, start_payload
 from bot.model import Button, ChatRef, Group, Message, Private, UserRef
-from bot.storage import MemoryStore
+from bot.storage import MemoryStore, Store
 
 SENDS = ("sendmessage", "editmessagetext", "sendphoto", "senddocument")
 
@@ -173,6 +173,68 @@ async def test_a_fresh_hand_replaces_the_old_one(rig: Rig) -> None:
     latest = rig.fake.last_bot_message(alice)
     assert latest.message_id != first.message_id and latest.content == "hand 3"
     assert rig.fake.message(alice, first.message_id).deleted
+
+
+class _ReadTogether:
+    """A process's view of the shared store whose `get_refs` waits until both processes have read: the
+    race of two processes posting one chat's hand at the same moment, made certain. `late` holds its
+    reference write back so that the other one writes first."""
+
+    def __init__(self, inner: Store, barrier: asyncio.Barrier, late: bool) -> None:
+        self.inner = inner
+        self.barrier = barrier
+        self.late = late
+
+    async def get_refs(self, scope: str) -> dict[str, str]:
+        refs = await self.inner.get_refs(scope)
+        await asyncio.wait_for(self.barrier.wait(), 5)
+        return refs
+
+    async def set_ref(self, scope: str, name: str, value: str, *, ttl_seconds: float) -> str | None:
+        if self.late:
+            await asyncio.sleep(0.2)
+        return await self.inner.set_ref(scope, name, value, ttl_seconds=ttl_seconds)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+
+@pytest.mark.parametrize("newer_writes_last", [True, False])
+async def test_two_processes_posting_one_hand_at_once_leave_one(rig: Rig, newer_writes_last: bool) -> None:
+    """Both read the same old hand, both post a new one: whichever writes its reference second sees the
+    other's message, and the newer of the two is the one left on screen."""
+    alice = rig.fake.add_user("Alice")
+    rig.fake.user_starts_bot(alice)
+    await rig.settle()
+    user = UserRef("tg", str(alice.id), "Alice")
+
+    def hand(version: int) -> Op:
+        buttons = ((Button("Q♠", f"p:QS:{version}:tg:-1"),),)
+        text = f"hand v{version}"
+        message = Message(Private(user), text, "hand:tg:-1", buttons, notify=True, kind="hand")
+        return Op(alice.id, render(message), key="hand:tg:-1", fresh=True, replace_old=True, version=version)
+
+    adapter = rig.bot.adapter
+    adapter.outbox.put(hand(4))
+    await adapter.outbox.drain()
+    barrier = asyncio.Barrier(2)
+    bots = [ExtBot(rig.fake.token, request=InProcessRequest(rig.fake)) for _ in range(2)]
+    outboxes = []
+    for version, b in zip((5, 6), bots, strict=True):
+        await b.initialize()
+        late = (version == 6) == newer_writes_last
+        store = _ReadTogether(rig.store, barrier, late)
+        outboxes.append(Outbox(b, store, clock=rig.clock.now))  # type: ignore[arg-type]
+        outboxes[-1].put(hand(version))
+    await asyncio.gather(*(o.drain() for o in outboxes))
+    visible = [m for m in rig.fake.bot_messages(alice) if not m.deleted and m.content.startswith("hand")]
+    assert [m.content for m in visible] == ["hand v6"]
+    stored = Ref.decode((await rig.store.get_refs(chat_scope(alice.id)))["hand:tg:-1"])
+    assert stored is not None and stored.version == 6 and stored.message_id == visible[0].message_id
+    assert [o.stats.raced for o in outboxes] == ([0, 1] if newer_writes_last else [1, 0])
+    for o, b in zip(outboxes, bots, strict=True):
+        await o.close()
+        await b.shutdown()
 
 
 async def test_a_message_the_user_deleted_is_posted_again(rig: Rig) -> None:
