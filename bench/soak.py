@@ -4,9 +4,9 @@ What runs (all on 127.0.0.1): one redis-server (append-only file, fsync every se
 `tests/fakes/telegram` over HTTP with Telegram's flood limits on; a round-robin load balancer; two
 `thousand telegram` processes in webhook mode behind it, sharing the Redis; and, in this process, the people:
 three per table, each in a group with the bot and in a private chat with it. A person waits for the hand
-message that asks for their move, thinks one to four seconds, and presses one of its buttons (now and then
-they let the turn time run out instead, so that deadlines fire; when their hand does not come they press
-the group's My hand button; when a computer took their seat they send /back).
+message that asks for their move, thinks one to four seconds (`--think`), and presses one of its buttons
+(now and then they let the turn time run out instead, so that deadlines fire; when their hand does not
+come they press the group's My hand button; when a computer took their seat they send /back).
 
 Faults during the soak (bench/faults.py): a bot process killed with SIGKILL at random moments and started
 again at once; Redis killed and started again from its append-only file; Redis stopped for 10 s; Telegram
@@ -570,7 +570,7 @@ class Soak:
                 self.f.idle.append(IdleTurn(h.table.table_id, moves[0][1].version or 0, now, h.key))
         if shape == h.idle_shape:
             return  # letting the turn's time run out
-        if now < h.seen_at + h.rng.uniform(1.0, 4.0):
+        if now < h.seen_at + h.rng.uniform(*self.args.think):
             return
         data, command = self.choose(h, moves)
         await self.press(h, message, data, command, key)
@@ -1011,6 +1011,9 @@ class Soak:
         after: dict[str, dict[str, Any]],
     ) -> dict[str, Any]:
         latencies: list[float] = []
+        first_call: list[float] = []
+        quiet: list[float] = []
+        """Presses well away from any fault (a second before to 30 s after), where only load counts."""
         superseded = 0
         acked = [p for p in self.f.presses if p.acknowledged and p.final]
         next_press: dict[tuple[str, int], float] = {}
@@ -1023,6 +1026,9 @@ class Soak:
                 continue
             latency = max([*calls, *([answer] if answer else [])]) - p.at
             latencies.append(latency)
+            first_call.append(min(calls) - p.at)
+            if not any(start - 1.0 <= p.at <= end + 30.0 for start, end in self.fault_windows):
+                quiet.append(latency)
             next_press[(p.table, p.version)] = p.at
         ack = [self.f.answers[p.qid] - p.at for p in self.f.presses if p.qid in self.f.answers]
         complete = self._complete_deals(before, after)
@@ -1037,6 +1043,7 @@ class Soak:
             "players": len(self.humans),
             "processes": len(self.processes),
             "minutes": self.args.minutes,
+            "think_seconds": list(self.args.think),
             "setup_seconds": round(setup_seconds, 1),
             "soak_seconds": round(self.soak_ended - self.soak_started, 1),
             "grace_seconds_until_every_table_moved": self.grace,
@@ -1050,6 +1057,8 @@ class Soak:
             ),
             "too_many_requests_from_limits": self.fake.stats.flood_rejections,
             "latency_update_to_last_call_ms": _summary(latencies),
+            "latency_update_to_first_call_ms": _summary(first_call),
+            "latency_update_to_last_call_away_from_faults_ms": _summary(quiet),
             "latency_samples_superseded": superseded,
             "button_answer_ms": _summary(ack),
             "group_calls_per_deal": _ints(group),
@@ -1149,6 +1158,17 @@ def _ints(values: list[int]) -> dict[str, Any]:
     }
 
 
+def _seconds_range(text: str) -> tuple[float, float]:
+    low, _, high = text.partition("-")
+    try:
+        a, b = float(low), float(high or low)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not MIN-MAX seconds") from None
+    if not 0 <= a <= b:
+        raise argparse.ArgumentTypeError(f"{text!r}: need 0 <= MIN <= MAX")
+    return a, b
+
+
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--tables", type=int, default=100)
@@ -1164,6 +1184,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         help="power-loss: SIGKILL and the append-only file cut back by its last second; kill: SIGKILL only",
     )
     p.add_argument("--telegram-bursts", type=int, default=6, help="bursts of 5xx, timeouts and 429s")
+    p.add_argument(
+        "--think",
+        type=_seconds_range,
+        default=(1.0, 4.0),
+        help="seconds a person thinks before a move, as MIN-MAX (default 1-4)",
+    )
     p.add_argument("--idle", type=float, default=0.03, help="share of turns a person lets run out")
     p.add_argument("--turn-seconds", type=int, default=60, help="time for a turn (15-3600)")
     p.add_argument("--seed", type=int, default=1)
