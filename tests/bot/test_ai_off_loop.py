@@ -45,7 +45,7 @@ async def test_hard_thinking_runs_off_the_event_loop() -> None:
                 finished["b"] = time.perf_counter()
 
             await asyncio.gather(slow(), quick())
-            if finished["a_took"] > 0.25:
+            if finished["a_took"] > 0.15:  # the other table needs about 0.05 s for its three turns
                 assert finished["b"] < finished["a"], "the other table waited for the thinking"
                 overlapped += 1
                 if overlapped >= 2:
