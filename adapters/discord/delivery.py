@@ -29,7 +29,8 @@ from dataclasses import dataclass, replace
 import discord
 from discord.utils import MISSING
 
-from bot.model import Group, Message, Private, UserRef
+from bot.commands import PayloadError, decode_payload
+from bot.model import Button, Group, Message, Private, UserRef
 from bot.ops.metrics import Metrics
 from bot.storage import StorageError
 
@@ -107,6 +108,18 @@ class _NoAccess(Exception):
 
 
 _NO_ACCESS_CODES = frozenset({50001, 50013})
+
+
+def _without_hand_button(rows: tuple[tuple[Button, ...], ...]) -> tuple[tuple[Button, ...], ...]:
+    kept = (tuple(b for b in row if _payload_name(b.payload) != "hand") for row in rows)
+    return tuple(row for row in kept if row)
+
+
+def _payload_name(payload: str) -> str | None:
+    try:
+        return decode_payload(payload)[0]
+    except PayloadError:
+        return None
 
 
 def _is_hand_message(message: discord.Message) -> bool:
@@ -330,7 +343,11 @@ class Outbox:
     def _channel_body(self, m: Message) -> Body:
         extra: list[Key] = []
         if m.kind == "table" and isinstance(m.audience, Group):
-            extra.append(Key(L.labels(m.language)._(L.MY_HAND), hand_id(m.audience.chat.key), "primary"))
+            chat = m.audience.chat
+            # Discord's own "My hand" (answered with an ephemeral hand at once) stands in for the
+            # service's, so the table shows one such button, not two.
+            m = replace(m, buttons=_without_hand_button(m.buttons))
+            extra.append(Key(L.labels(m.language)._(L.MY_HAND), hand_id(chat.key), "primary"))
         return render(m, extra=extra)
 
     def _hand_body(self, m: Message, *, dm: bool) -> Body:

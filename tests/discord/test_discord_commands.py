@@ -149,6 +149,7 @@ async def test_buttons_and_notes_in_the_players_language(fake: FakeDiscord, worl
         table = driver.table_message()
         assert table is not None
         label = next(b["label"] for b in table.buttons() if b["custom_id"].startswith("h|"))
+        assert [b["label"] for b in table.buttons()].count(label) == 1  # one "My hand", not two
         # The table is in the chat's language (English by default); the hand in the player's.
         assert label == labels("en")._("My hand")
         it = await fake.press(bob, table, f"h|dc:{world.channel.id}")
