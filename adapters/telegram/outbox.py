@@ -322,10 +322,8 @@ class Outbox:
         message_id = await self._post(op)
         displaced = await self._remember(scope, op.key, message_id, content, refs, op.version)
         one_message = op.replace_old or not op.fresh
-        if one_message and displaced is not None and displaced.message_id not in (
-            message_id,
-            old.message_id if old is not None else None,
-        ):
+        known = (message_id, old.message_id if old is not None else None)
+        if one_message and displaced is not None and displaced.message_id not in known:
             # Another process posted this key's message between our read and our write: one of the two
             # must go, or the chat shows two (a hand with stale buttons left behind). The newer stays.
             self.stats.raced += 1
