@@ -864,10 +864,10 @@ class Soak:
                 began = stream[v]
                 v += 1
             fired = stream.get(v)
-            crash = self.crash_at
-            if crash is not None and idle.at <= crash and (began is None or began[0] > crash):
-                # The save that began this turn was in the second the Redis crash lost: the table went
-                # back, and the turn the person let run out no longer exists (its version came again).
+            if self.crash_at is not None and (began is None or began[0] > idle.at):
+                # The save that holds this version now came after the person saw the turn: the one they
+                # saw was in the second the Redis crash lost, the table went back, and that turn no
+                # longer exists (its version came again, maybe as someone else's turn).
                 idle_lost_in_crash += 1
                 continue
             if began is None or fired is None or fired[1].get("cmd") != "timer":

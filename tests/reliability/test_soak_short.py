@@ -41,6 +41,8 @@ async def test_a_short_soak_with_faults() -> None:
     # No table stuck, every deadline fired and about on time, version and state agree everywhere.
     assert v["tables_stuck_after_faults"] == 0, summary
     assert v["idle_turns_not_fired"] == 0, summary
+    # Turns the crash took back are set aside, never more than the second before it could hold.
+    assert v["idle_turns_lost_in_redis_crash"] <= 2 and v["idle_turns_played_by_timer"] > 0, summary
     assert v["deadline_late_s"]["max"] < 35, summary  # a deadline claimed by a killed process: its lease
     assert v["deadlines_overdue_at_end"] == 0, summary
     assert v["inconsistent_tables"] == [], summary
