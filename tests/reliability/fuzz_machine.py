@@ -129,6 +129,24 @@ payload_text_strategy = st.one_of(
 )
 
 
+def seed_secrets(seed: int) -> tuple[object, object]:
+    """Table serials and timer tokens come from `secrets`, and computer players are seeded by the serial:
+    a seeded source keeps runs alike (hypothesis replays a failing run to report it). Returns what to
+    give `restore_secrets` afterwards."""
+    seeded = random.Random(seed)
+    saved = (bot.handlers.secrets, bot.service.secrets)
+    fixed = types.SimpleNamespace(
+        token_hex=lambda n=16: seeded.getrandbits(8 * n).to_bytes(n, "big").hex(),
+        randbits=seeded.getrandbits,
+    )
+    bot.handlers.secrets = bot.service.secrets = fixed  # type: ignore[assignment]
+    return saved
+
+
+def restore_secrets(saved: tuple[object, object]) -> None:
+    bot.handlers.secrets, bot.service.secrets = saved  # type: ignore[assignment]
+
+
 class FuzzMachine(RuleBasedStateMachine):
     """One world per run; subclasses choose the store."""
 
@@ -140,15 +158,7 @@ class FuzzMachine(RuleBasedStateMachine):
 
     def __init__(self) -> None:
         super().__init__()
-        # Table serials and timer tokens come from `secrets`, and computer players are seeded by the
-        # serial: a seeded source keeps every run reproducible (hypothesis replays runs to shrink them).
-        seeded = random.Random(11)
-        self._secrets = (bot.handlers.secrets, bot.service.secrets)
-        fixed = types.SimpleNamespace(
-            token_hex=lambda n=16: seeded.getrandbits(8 * n).to_bytes(n, "big").hex(),
-            randbits=seeded.getrandbits,
-        )
-        bot.handlers.secrets = bot.service.secrets = fixed  # type: ignore[assignment]
+        self._secrets = seed_secrets(11)
         self.loop = asyncio.new_event_loop()
         self.clock = [START]
         self.store = self.make_store()
@@ -171,7 +181,7 @@ class FuzzMachine(RuleBasedStateMachine):
             problems = self.run(consistency(self.store, self.world.games))
             assert problems == [], problems
         finally:
-            bot.handlers.secrets, bot.service.secrets = self._secrets
+            restore_secrets(self._secrets)
             self.errors.__exit__()
             self.run(self.service.close())
             self.run(self.close_store())

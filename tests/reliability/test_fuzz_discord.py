@@ -76,15 +76,22 @@ from fakes.discord import (
     FakeUsageError,
     FakeUser,
 )
-from fuzz_machine import ARG_WORDS, CARD_TOKENS, CODES, arg_strategy, payload_text_strategy, word_strategy
+from fuzz_machine import (
+    ARG_WORDS,
+    CARD_TOKENS,
+    CODES,
+    arg_strategy,
+    payload_text_strategy,
+    restore_secrets,
+    seed_secrets,
+    word_strategy,
+)
 from hypothesis import HealthCheck, Phase, note
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, rule, run_state_machine_as_test
 from relkit import FOREIGN_TABLE_IDS, Oracle, Snapshot, snapshot
 
-import bot.handlers
-import bot.service
 from adapters.discord.suggest import setting_names
 from bot.i18n import LANGUAGES
 from bot.markup import to_discord
@@ -192,15 +199,7 @@ class DiscordFuzz(RuleBasedStateMachine):
 
     def __init__(self) -> None:
         super().__init__()
-        # Table serials and timer tokens come from `secrets`, and computer players are seeded by the
-        # serial: a seeded source keeps runs alike (hypothesis replays a failing run to report it).
-        seeded = random.Random(3)
-        self._secrets = (bot.handlers.secrets, bot.service.secrets)
-        fixed = types.SimpleNamespace(
-            token_hex=lambda n=16: seeded.getrandbits(8 * n).to_bytes(n, "big").hex(),
-            randbits=seeded.getrandbits,
-        )
-        bot.handlers.secrets = bot.service.secrets = fixed  # type: ignore[assignment]
+        self._secrets = seed_secrets(3)
         self.logs = LogWatch().__enter__()
         self.loop = asyncio.new_event_loop()
         self.stack = contextlib.AsyncExitStack()
@@ -318,7 +317,7 @@ class DiscordFuzz(RuleBasedStateMachine):
         try:
             self.run(self.stack.aclose())
         finally:
-            bot.handlers.secrets, bot.service.secrets = self._secrets
+            restore_secrets(self._secrets)
             self.run(_cancel_the_rest())
             self.loop.run_until_complete(self.loop.shutdown_asyncgens())
             self.logs.__exit__()

@@ -27,15 +27,13 @@ from typing import Any, ClassVar
 
 from fakes.telegram import FakeChat, FakeMessage, FakeUser
 from fakes.telegram.models import CallbackQueryRecord
-from fuzz_machine import arg_strategy, payload_text_strategy, word_strategy
+from fuzz_machine import arg_strategy, payload_text_strategy, restore_secrets, seed_secrets, word_strategy
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, rule, run_state_machine_as_test
 from relkit import ErrorLog, Oracle, Snapshot, snapshot
 from tgkit import Rig, Table, seat_everyone
 
-import bot.handlers
-import bot.service
 from bot.markup import to_plain
 from bot.model import ChatRef, Command, Message, Sender, UserRef
 from bot.snapshot import GameCache
@@ -67,13 +65,7 @@ class TelegramFuzz(RuleBasedStateMachine):
 
     def __init__(self) -> None:
         super().__init__()
-        seeded = random.Random(3)
-        self._secrets = (bot.handlers.secrets, bot.service.secrets)
-        fixed = types.SimpleNamespace(
-            token_hex=lambda n=16: seeded.getrandbits(8 * n).to_bytes(n, "big").hex(),
-            randbits=seeded.getrandbits,
-        )
-        bot.handlers.secrets = bot.service.secrets = fixed  # type: ignore[assignment]
+        self._secrets = seed_secrets(3)
         self.errors = ErrorLog()
         self.errors.__enter__()
         self.loop = asyncio.new_event_loop()
@@ -149,7 +141,7 @@ class TelegramFuzz(RuleBasedStateMachine):
         try:
             self.run(self.rig.close())
         finally:
-            bot.handlers.secrets, bot.service.secrets = self._secrets
+            restore_secrets(self._secrets)
             self.errors.__exit__()
             self.loop.close()
 
