@@ -287,8 +287,6 @@ def run_arena(
                 batch = max(1, math.ceil((deals - done_deals) / max(per_game, 1.0)))
             else:
                 batch = 2
-            if pool is not None:
-                batch = max(batch, workers)
             tasks = [(spec, g, r) for g in range(next_game, next_game + batch) for r in range(spec.players)]
             next_game += batch
             runner: Iterator[GameResult] = pool.map(_task, tasks) if pool is not None else map(_task, tasks)
