@@ -58,40 +58,15 @@ from redis.exceptions import TimeoutError as RedisTimeoutError  # noqa: E402
 from redis_server import RedisServer  # noqa: E402
 from relkit import card_labels, secret_cards  # noqa: E402
 
+from adapters.telegram.limits import BUDGETED_METHODS  # noqa: E402
 from bench.faults import Balancer, BotProcess, FaultEvent, FaultPlan, environment, free_port  # noqa: E402
-from bot.commands import from_payload  # noqa: E402
+from bot.commands import MOVE_COMMANDS, from_payload  # noqa: E402
 from bot.model import ChatRef, Command, UserRef  # noqa: E402
 from bot.snapshot import GameCache  # noqa: E402
 from bot.storage import RedisStore, StorageError  # noqa: E402
 from bot.table import TableDoc  # noqa: E402
 
-SEND_METHODS = frozenset(
-    {
-        "sendmessage",
-        "sendphoto",
-        "senddocument",
-        "editmessagetext",
-        "editmessagecaption",
-        "editmessagereplymarkup",
-    }
-)
 NEW_MESSAGE_METHODS = frozenset({"sendmessage", "sendphoto", "senddocument"})
-MOVES = frozenset(
-    {
-        "bid",
-        "pass",
-        "play",
-        "give",
-        "take",
-        "discard",
-        "sell",
-        "blind",
-        "contract",
-        "bomb",
-        "concede",
-        "crawl",
-    }
-)
 UNAVAILABLE = "temporarily unavailable"
 PREFIX = "soak"
 SECRET = "s0ak-webhook-secret"
@@ -396,10 +371,10 @@ class Soak:
             call.status = response.status
             if m == "answercallbackquery" and response.status == 200:
                 self.f.answers[str(params.get("callback_query_id"))] = time.time()
-            if response.status == 429 and m in SEND_METHODS:
+            if response.status == 429 and m in BUDGETED_METHODS:
                 retry = float(response.json().get("parameters", {}).get("retry_after", 0))
                 self.f.floods.append((at, chat_id, retry))
-            if response.status == 200 and m in SEND_METHODS:
+            if response.status == 200 and m in BUDGETED_METHODS:
                 self._sent(m, chat_id, params, response, time.time())
             return response
 
@@ -523,7 +498,7 @@ class Soak:
             if not any(c.table_id == h.table.table_id for _, c in commands):
                 continue
             recent = time.time() - h.done_at < 60  # after a Redis crash, versions can come again
-            spent = [c for _, c in commands if c.name in MOVES and (c.version or 0) <= h.done_version]
+            spent = [c for _, c in commands if c.name in MOVE_COMMANDS and (c.version or 0) <= h.done_version]
             if spent and recent:
                 continue  # the move of this version is made: a hand left behind, or not edited yet
             return m, commands
@@ -549,7 +524,7 @@ class Soak:
         stamp = (message.message_id, message.content + "|".join(message.callback_data))
         if stamp != h.last_message:
             h.last_message, h.changed_at = stamp, now
-        moves = [(d, c) for d, c in commands if c.name in MOVES]
+        moves = [(d, c) for d, c in commands if c.name in MOVE_COMMANDS]
         if not moves:
             if now - h.changed_at > 45 and now - h.asked_hand_at > 45:
                 self.ask_hand(h)
@@ -897,7 +872,7 @@ class Soak:
         early = 0
         by_chat: dict[int, list[float]] = defaultdict(list)
         for c in self.f.calls:
-            if c.method in SEND_METHODS:
+            if c.method in BUDGETED_METHODS:
                 by_chat[c.chat_id].append(c.at)
         for at, chat, retry in self.f.floods:
             early += sum(1 for t in by_chat[chat] if at < t < at + retry - 0.2)

@@ -33,6 +33,7 @@ __all__ = [
     "MAX_CHAT_ID",
     "MAX_PAYLOAD_BYTES",
     "MAX_PLATFORM",
+    "MOVE_COMMANDS",
     "SYSTEM_COMMANDS",
     "Payload",
     "PayloadError",
@@ -43,6 +44,14 @@ __all__ = [
     "read_payload",
     "table_tag",
 ]
+
+MOVE_COMMANDS: Final = frozenset(
+    {
+        *("bid", "pass", "play", "give", "take", "discard", "sell", "blind"),
+        *("contract", "bomb", "concede", "crawl"),
+    }
+)
+"""The commands that are a move in the game (they go to the engine as an action of the sender's seat)."""
 
 COMMANDS: Final = (
     "new", "join", "leave", "add_ai", "remove_ai", "start",

@@ -15,7 +15,7 @@ import typing
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from bot.commands import COMMANDS, table_tag
+from bot.commands import COMMANDS, MOVE_COMMANDS, table_tag
 from bot.context import Context, Refusal
 from bot.gameflow import seat_user
 from bot.i18n import LANGUAGE_NAMES, LANGUAGES, Translator, negotiate, parse_card_in, translator
@@ -72,22 +72,6 @@ MAX_SEATS = 4
 _YES = frozenset({"yes", "y", "1", "true", "on", "tak", "да", "так", "jah", "evet"})
 _NO = frozenset({"no", "n", "0", "false", "off", "nie", "нет", "ні", "ei", "hayır", "hayir"})
 _DECLARE = frozenset({"!", "+", "★", "declare", "marriage"})
-_MOVE_COMMANDS = frozenset(
-    {
-        "bid",
-        "pass",
-        "play",
-        "give",
-        "take",
-        "discard",
-        "sell",
-        "blind",
-        "contract",
-        "bomb",
-        "concede",
-        "crawl",
-    }
-)
 
 
 class Handlers:
@@ -118,7 +102,7 @@ class Handlers:
             "title": self.title,
             "unreachable": self.unreachable,
         }
-        for name in _MOVE_COMMANDS:
+        for name in MOVE_COMMANDS:
             self._table[name] = self._move_handler(name)
         missing = set(COMMANDS) - set(self._table) - {"help"}
         assert not missing, missing

@@ -88,6 +88,14 @@ class DealLayout:
     blind: int | None = None
 
 
+def successor_seats(players: int, active: tuple[int, ...]) -> tuple[int, ...]:
+    """For each seat, the active seat that plays after it (-1 for a seat sitting the deal out)."""
+    succ = [-1] * players
+    for i, s in enumerate(active):
+        succ[s] = active[(i + 1) % len(active)]
+    return tuple(succ)
+
+
 def active_seats(rules: RuleSet, players: int, dealer: int) -> tuple[int, ...]:
     """Seats that play this deal, in order from the dealer's left."""
     order = tuple((dealer + i) % players for i in range(1, players + 1))
@@ -917,10 +925,7 @@ def new_deal(
     d.number = number
     d.dealer = layout.dealer
     d.active = active_seats(rules, players, layout.dealer)
-    succ = [-1] * players
-    for i, s in enumerate(d.active):
-        succ[s] = d.active[(i + 1) % len(d.active)]
-    d.successor = tuple(succ)
+    d.successor = successor_seats(players, d.active)
     d.hands = list(layout.hands)
     d.piles = layout.piles
     d.talon = layout.talon

@@ -27,11 +27,12 @@ from ..actions import (
     discard_action,
 )
 from ..cards import FULL_DECK, CardMask
-from ..deal import Phase, layout_shape
+from ..deal import Phase, layout_shape, successor_seats
 from ..rules import Barrel, Opening
 from ..view import SeatView
 from .bids import BidModel
 from .budget import Budget
+from .endgame import solve_play
 from .hand import (
     choose_discard,
     choose_give,
@@ -74,9 +75,6 @@ class Level:
     card; 0: off)."""
     declare_bonus: float = 0.0
     """Utility added to declaring a marriage now over waiting (playouts assume the lead comes back)."""
-    tree_iterations: int = 0
-    """Search the card play with an information-set tree of this many iterations before the endgame
-    (0: perfect-information Monte Carlo)."""
 
 
 LEVEL_PARAMS: dict[str, Level] = {
@@ -101,13 +99,7 @@ def decide(
     if phase == Phase.PLAY:
         if not simulate:
             return easy_play(view, legal)
-        if level.tree_iterations and sum(view.hand_counts) > level.endgame:
-            from .ismcts import ismcts_play
-
-            return ismcts_play(view, legal, rng, budget, level.tree_iterations)
         if level.endgame:
-            from .endgame import solve_play
-
             return solve_play(
                 view,
                 legal,
@@ -280,7 +272,7 @@ def _auction_without(view: SeatView, hands: list[CardMask], mvals: tuple[int, ..
     step = rules.bid_step
     me = view.seat
     active = view.active
-    succ = {s: active[(i + 1) % len(active)] for i, s in enumerate(active)}
+    succ = successor_seats(view.players, active)
     passed = view.passed | 1 << me
     bid = view.bid
     bidder = view.bidder

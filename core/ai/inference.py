@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Final
 
 from ..cards import SUIT_MASKS, CardMask
+from ..deal import successor_seats
 from ..view import SeatView
 from .rollout import heuristic_move
 from .sim import DECLARE, PlayRules, new_sim
@@ -29,10 +30,7 @@ class PlayModel:
         self.me = view.seat
         self.declarer = view.declarer
         self.active = view.active
-        succ = [-1] * view.players
-        for i, s in enumerate(view.active):
-            succ[s] = view.active[(i + 1) % len(view.active)]
-        self.succ = tuple(succ)
+        self.succ = successor_seats(view.players, view.active)
         self.pr = PlayRules(view.rules)
         moves: list[tuple[int, int, bool]] = []
         trump = -1

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from ..actions import CRAWL as CRAWL_ACTION
 from ..actions import PLAYS, PLAYS_DECLARING, Action, Crawl, Play
 from ..cards import CARD_POINTS, FULL_DECK, MARRIAGE_MASKS, SUIT_MASKS, CardMask
+from ..deal import successor_seats
 from ..rules import Declaration
 from ..view import SeatView
 from .bids import BidModel
@@ -23,14 +24,6 @@ from .inference import PlayModel
 from .rollout import heuristic_move, rollout
 from .score import ScoreCtx
 from .sim import CRAWL, DECLARE, PlayRules, Sim, new_sim
-
-
-def successors(view: SeatView) -> tuple[int, ...]:
-    succ = [-1] * view.players
-    act = view.active
-    for i, s in enumerate(act):
-        succ[s] = act[(i + 1) % len(act)]
-    return tuple(succ)
 
 
 def move_of(action: Action) -> int:
@@ -52,7 +45,7 @@ def _base_sim(view: SeatView, hands: list[CardMask], trick: list[int], piles_poi
     return new_sim(
         PlayRules(view.rules),
         view.active,
-        successors(view),
+        successor_seats(view.players, view.active),
         view.declarer,
         view.contract,
         hands,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 
 from ..cards import CARD_POINTS, FULL_DECK, CardMask
+from ..deal import successor_seats
 from ..rules import RuleSet
 from ..view import SeatView
 from .hand import choose_discard, choose_give, estimate_points, marriage_sum, raise_for
@@ -69,10 +70,7 @@ class DealSim:
         self.rules = view.rules
         self.players = view.players
         self.active = view.active
-        succ = [-1] * view.players
-        for i, s in enumerate(view.active):
-            succ[s] = view.active[(i + 1) % len(view.active)]
-        self.succ = tuple(succ)
+        self.succ = successor_seats(view.players, view.active)
         self.pr = PlayRules(view.rules)
         self.mvals = self.pr.mvals
         self.two_piles = view.players == 2 and view.rules.two_musiki

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.commands import decode_payload, from_payload, parse_text
+from bot.commands import MOVE_COMMANDS, decode_payload, from_payload, parse_text
 from bot.i18n import translator
 from bot.model import ChatRef, Command, Group, Message, Private, Sender, UserRef
 from bot.service import Service
@@ -37,22 +37,6 @@ from core.game import GameState, apply
 PLATFORM = "tg"
 NAMES = ("Ala", "Bartek", "Celina", "Dorota", "Emil", "Fiona", "Gosia")
 """Display names (no card-like text in them: the privacy check looks for card labels in group text)."""
-MOVES = frozenset(
-    {
-        "bid",
-        "pass",
-        "play",
-        "give",
-        "take",
-        "discard",
-        "sell",
-        "blind",
-        "contract",
-        "bomb",
-        "concede",
-        "crawl",
-    }
-)
 
 
 def user(i: int, admin: bool | None = None) -> UserRef:
@@ -522,7 +506,7 @@ class Oracle:
                 v.fail(f"{cmd.name} closed {key} as idle")
             elif why == "abandoned" and not (cmd.name in ("leave", "kick") or timer):
                 v.fail(f"{cmd.name} abandoned {key}")
-            elif why == "won" and not (timer or cmd.name in MOVES or cmd.name in ("leave", "kick", "back")):
+            elif why == "won" and not (timer or cmd.name in MOVE_COMMANDS | {"leave", "kick", "back"}):
                 v.fail(f"{cmd.name} finished {key} as won")
             elif why is None:
                 v.fail(f"{key} finished without a reason")
@@ -551,7 +535,7 @@ class Oracle:
             if turn is None or turn.kind != "turn" or turn.seat != seat:
                 v.fail(f"a timer played {added[0]} at {key}, not the turn's seat")
             first = 1
-        elif cmd.name in MOVES:
+        elif cmd.name in MOVE_COMMANDS:
             seat = d0.seat_of(cmd.user.key)
             played, _ = decode_action(added[0])
             if seat is None or played != seat:

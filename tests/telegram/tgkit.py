@@ -23,7 +23,7 @@ from fakes.telegram.fake import ApiResponse
 from fakes.telegram.models import UploadedFile
 
 from adapters.telegram.app import TelegramBot
-from adapters.telegram.limits import SendLimits
+from adapters.telegram.limits import BUDGETED_METHODS, SendLimits
 from bot.ai import decide_now
 from bot.commands import decode_payload
 from bot.i18n import translator
@@ -54,16 +54,6 @@ from core.deal import Phase
 from core.game import GameState
 from core.view import seat_view
 
-SEND_METHODS = frozenset(
-    {
-        "sendmessage",
-        "sendphoto",
-        "senddocument",
-        "editmessagetext",
-        "editmessagecaption",
-        "editmessagereplymarkup",
-    }
-)
 BASE_TIME = 1_800_000_000.0
 
 
@@ -157,7 +147,7 @@ class Watch:
                 self.timeline.append(
                     (self.clock(), method.lower(), str(params.get("chat_id")), response.status)
                 )
-            if response.status == 200 and method.lower() in SEND_METHODS:
+            if response.status == 200 and method.lower() in BUDGETED_METHODS:
                 await self._seen(method.lower(), params, response)
             return response
 
