@@ -60,7 +60,10 @@ class Settings(BaseSettings):
 
     # Operations (bot.ops; checked by `thousand check-config`)
     log_format: Literal["json", "console"] = Field("json", description="json for collectors; console.")
-    metrics_host: str = Field("0.0.0.0", description="Address of the /livez, /readyz and /metrics listener.")
+    metrics_host: str = Field(
+        "127.0.0.1",
+        description="Address of the /livez, /readyz and /metrics listener (0.0.0.0 inside a container).",
+    )
     metrics_port: int = Field(9100, ge=0, le=65535, description="Port of that listener; 0: no listener.")
     drain_seconds: float = Field(20.0, ge=0, description="On SIGTERM, wait this long for updates in flight.")
     redis_cluster: bool = Field(False, description="REDIS_URL names a node of a Redis Cluster.")

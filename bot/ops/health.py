@@ -5,7 +5,10 @@
   restart, it is a reason to stop sending traffic).
 - ``GET /readyz``: 200 when every readiness check passes (the store answers PING) and every registered
   component reports connected (the Telegram or Discord adapter), and the process is not stopping; else 503.
-  The body is JSON naming each check and why it failed, so ``kubectl describe`` shows the cause.
+  The body is JSON naming each check and why it failed, so ``kubectl describe`` shows the cause. Every
+  reason passes through the redactor's public mode first (`Redactor.public`): a Redis error names the
+  host and port, an exception may carry a URL with a password, and whoever reaches the probe port is not
+  meant to learn either. The full error is in the logs.
 - ``GET /metrics``: Prometheus text exposition of the process's `Metrics`.
 """
 
@@ -18,6 +21,7 @@ from typing import Final
 
 from aiohttp import web
 
+from bot.ops.logs import Redactor
 from bot.ops.metrics import CONTENT_TYPE_LATEST, Metrics
 
 __all__ = ["Check", "Health", "HealthServer"]
@@ -35,8 +39,11 @@ class Health:
     store.ping)`) and components (`add_component("telegram")`), which the adapters flip with
     `set_connected` as they connect and lose their platform."""
 
-    def __init__(self, *, check_timeout: float = 2.0) -> None:
+    def __init__(self, *, check_timeout: float = 2.0, redactor: Redactor | None = None) -> None:
+        """`redactor` knows the process's secrets (`Redactor(secrets_of(settings))`); without one, only
+        secret-shaped strings and addresses are hidden."""
         self.check_timeout = check_timeout
+        self._redact = (redactor or Redactor()).public
         self._checks: dict[str, Check] = {}
         self._components: dict[str, str] = {}
         self.draining = False
@@ -63,6 +70,7 @@ class Health:
         except TimeoutError:
             return name, f"no answer within {self.check_timeout:g}s"
         except Exception as exc:  # a probe reports failures, it never raises
+            log.info("readiness check %s failed: %s", name, exc, extra={"event": "not_ready"})
             return name, f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         return name, _OK
 
@@ -72,13 +80,15 @@ class Health:
         results.update(self._components)
         if self.draining:
             results["shutdown"] = "stopping"
-        return all(v == _OK for v in results.values()), results
+        return all(v == _OK for v in results.values()), {k: self._redact(v) for k, v in results.items()}
 
 
 class HealthServer:
     """The HTTP listener for probes and scrapes. `port=0` picks a free port (see `port` after start)."""
 
-    def __init__(self, health: Health, metrics: Metrics, *, host: str = "0.0.0.0", port: int = 9100) -> None:
+    def __init__(
+        self, health: Health, metrics: Metrics, *, host: str = "127.0.0.1", port: int = 9100
+    ) -> None:
         self.health = health
         self.metrics = metrics
         self.host = host

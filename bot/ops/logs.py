@@ -45,6 +45,16 @@ _PATTERNS: Final = (
 )
 # user:password@ in a URL (redis://:pw@host, rediss://user:pw@host).
 _URL_PASSWORD: Final = re.compile(r"(?P<head>[a-z][a-z0-9+.-]*://[^:/@\s]*:)[^@\s]+(?P<at>@)", re.I)
+# Where things are on the network, hidden from text shown outside the logs (`Redactor.public`): whole
+# URLs, host:port (`redis:6379`, `10.0.0.5:6379`, `[::1]:6379`), Python's socket address tuples
+# (`('10.0.0.5', 6379)`, as asyncio's "Connect call failed" prints them), bare IPv4 and bracketed IPv6.
+_ADDRESSES: Final = (
+    re.compile(r"\(\s*'[^'\s]*'\s*,\s*\d{1,5}\s*(?:,[^()]*)?\)"),
+    re.compile(r"[a-z][a-z0-9+.-]*://[^\s'\"<>()]+", re.I),
+    re.compile(r"(?:\[[0-9a-f:.]+\]|[a-z0-9][a-z0-9_.-]*):\d{1,5}(?!\d)", re.I),
+    re.compile(r"(?<![\d.])\d{1,3}(?:\.\d{1,3}){3}(?![\d.])"),
+    re.compile(r"\[[0-9a-f:.]*:[0-9a-f:.]*\]", re.I),
+)
 
 _CONTEXT_FIELDS: Final = ("table_id", "chat_id", "user_id", "platform", "shard_id", "update_id")
 # Extra fields a record may carry into the JSON line (anything else passed via `extra` is dropped,
@@ -116,6 +126,15 @@ class Redactor:
         for pattern in _PATTERNS:
             text = pattern.sub(REDACTED, text)
         return _URL_PASSWORD.sub(rf"\g<head>{REDACTED}\g<at>", text)
+
+    def public(self, text: str) -> str:
+        """For text shown outside the logs (`/readyz`, anything a caller over HTTP or in a chat sees):
+        secrets as in the logs, and network addresses too. Logs keep addresses (an operator needs them);
+        whoever reaches a probe port does not."""
+        text = self(text)
+        for pattern in _ADDRESSES:
+            text = pattern.sub(REDACTED, text)
+        return text
 
 
 def _private_safe(record: logging.LogRecord, key: str, value: Any) -> Any:

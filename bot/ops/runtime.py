@@ -33,7 +33,7 @@ from bot.model import Command, Message, Sender
 from bot.ops.activity import Activity, LocalActivity, RedisActivity
 from bot.ops.config import ConfigError, Platform, secrets_of, startup_settings
 from bot.ops.health import Health, HealthServer
-from bot.ops.logs import configure_logging, log_context
+from bot.ops.logs import Redactor, configure_logging, log_context
 from bot.ops.metered import MeteredStore, Probe, probe
 from bot.ops.metrics import Metrics
 from bot.ops.shutdown import GracefulShutdown, ShutdownReport, ShuttingDown
@@ -122,7 +122,7 @@ class Runtime:
         self.activity = activity
         self.tick_interval = tick_interval
         self.sample_interval = sample_interval
-        self.health = Health()
+        self.health = Health(redactor=Redactor(secrets_of(settings)))
         self.health.add_check("store", self.store.ping)
         self.health.add_component(platform)
         self.shutdown = GracefulShutdown(drain_timeout=settings.drain_seconds)

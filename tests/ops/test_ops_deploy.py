@@ -277,6 +277,26 @@ def test_config_and_secret_keys_are_settings_and_pass_check_config(monkeypatch: 
     assert secret["REDIS_URL"].split("@", 1)[1].startswith(f"{redis_service['metadata']['name']}:6379")
 
 
+# --- where the probe listener binds ------------------------------------------------------------------
+
+
+def test_probes_listen_on_loopback_unless_a_deploy_file_says_otherwise() -> None:
+    """Outside a container, /metrics and /readyz answer only on this machine; every deploy file that
+    runs the bot in a container sets the address its orchestrator needs, as a setting."""
+    assert Settings.model_fields["metrics_host"].default == "127.0.0.1"
+    compose = load_yaml(DEPLOY / "compose.yaml")
+    for name in ("telegram", "discord"):
+        assert compose["services"][name]["environment"]["METRICS_HOST"] == "0.0.0.0", name
+    assert find("ConfigMap", "thousand-config")["data"]["METRICS_HOST"] == "0.0.0.0"
+    for workload in workloads():
+        (container,) = workload["spec"]["template"]["spec"]["containers"]
+        refs = {s.get("configMapRef", {}).get("name") for s in container["envFrom"]}
+        env = {e["name"] for e in container.get("env", [])}
+        assert "thousand-config" in refs and "METRICS_HOST" not in env  # the ConfigMap's value applies
+    env_lines = [line for line in dockerfile_lines() if line.startswith("ENV ")]
+    assert any(re.search(r"\bMETRICS_HOST=0\.0\.0\.0\b", line) for line in env_lines)
+
+
 # --- the image -----------------------------------------------------------------------------------------
 
 

@@ -101,3 +101,33 @@ def test_console_format_is_one_readable_line() -> None:
 def test_request_logging_libraries_are_quieted(capture: io.StringIO) -> None:
     logging.getLogger("httpx").info("HTTP Request: POST https://api.telegram.org/bot1/getUpdates")
     assert capture.getvalue() == ""
+
+
+def test_public_text_hides_addresses_and_secrets_that_logs_keep() -> None:
+    from bot.ops.logs import Redactor
+
+    redactor = Redactor(["hunter2-password"])
+    raw = (
+        "Error 111 connecting to 10.0.4.7:6379. Connection refused. "
+        "Error -2 connecting to redis-master.prod.svc:6380. "
+        "url redis://:hunter2-password@cache.internal:6379/0 and [fd00::1]:6379 via 192.168.1.20 "
+        "Connect call failed ('172.17.0.9', 6381) ('fd00::2', 6382, 0, 0)"
+    )
+    logged = redactor(raw)
+    assert "hunter2-password" not in logged and "10.0.4.7:6379" in logged  # logs keep addresses
+    shown = redactor.public(raw)
+    for leak in (
+        "10.0.4.7",
+        "6379",
+        "6380",
+        "redis-master",
+        "cache.internal",
+        "hunter2",
+        "fd00",
+        "192.168",
+        "172.17",
+        "6381",
+        "6382",
+    ):
+        assert leak not in shown, (leak, shown)
+    assert shown.startswith("Error 111 connecting to ***. Connection refused.")

@@ -240,6 +240,9 @@ async def test_readiness_follows_redis_and_the_platform(
         status, body = await probe(session, runtime, "/readyz")
         assert status == 503
         assert body["checks"]["store"] != "ok" and body["checks"]["loop"] == "ok"
+        # The reason names the failure, not where Redis is (host and port stay in the logs).
+        assert body["checks"]["store"].startswith("StorageUnavailable"), body
+        assert str(server.port) not in body["checks"]["store"] and "127.0.0.1" not in body["checks"]["store"]
         assert (await probe(session, runtime, "/livez"))[0] == 200  # Redis away is no reason to restart
         messages = await say(runtime, ALA, "/new polish")
         assert [m.kind for m in messages] == ["error"]
@@ -251,6 +254,11 @@ async def test_readiness_follows_redis_and_the_platform(
         runtime.health.set_connected("loop", False, "gateway closed")
         status, body = await probe(session, runtime, "/readyz")
         assert status == 503 and body["checks"]["loop"] == "gateway closed"
+        runtime.health.set_connected(
+            "loop", False, f"proxy http://u:pw-9999@10.1.2.3:3128 said no ({server.url})"
+        )
+        status, body = await probe(session, runtime, "/readyz")
+        assert status == 503 and body["checks"]["loop"] == "proxy *** said no (***)"
     finally:
         await runtime.stop()
 
