@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from bot.names import clean_name, clean_title
+
 __all__ = [
     "Audience",
     "Button",
@@ -32,6 +34,10 @@ class ChatRef:
     title: str = ""
     private: bool = False
 
+    def __post_init__(self) -> None:
+        # The one place titles enter the bot: no direction tricks or walls of text (see bot.names).
+        object.__setattr__(self, "title", clean_title(self.title))
+
     @property
     def key(self) -> str:
         """The chat's storage key and table id: `tg:-100123`."""
@@ -52,6 +58,10 @@ class UserRef:
     name: str
     language: str | None = None
     is_admin: bool | None = None
+
+    def __post_init__(self) -> None:
+        # The one place names enter the bot: what every adapter hands over is cleaned (see bot.names).
+        object.__setattr__(self, "name", clean_name(self.name, self.user_id))
 
     @property
     def key(self) -> str:
