@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from bot.commands import parse_text
+from bot.handlers import Handlers
 from bot.model import ChatRef, UserRef
 from bot.service import Service
 from bot.settings import Settings
@@ -123,7 +124,7 @@ async def open_table(service: Service, chat: ChatRef, preset: str) -> GameState:
 async def run(url: str, tables: int, commands: int, seed: int) -> dict[str, object]:
     settings = Settings(_env_file=None, redis_url=url, ai_workers=0, charts=False)  # type: ignore[call-arg]
     store = RedisStore.from_url(url, prefix=f"bench{seed}")
-    service = Service(store, settings, rng=random.Random(seed))
+    service = Service(store, settings, handlers=Handlers, rng=random.Random(seed))
     rng = random.Random(seed)
     presets = ["polish", "russian", "estonian"]
     chats = [ChatRef("b", f"-{i + 1}", f"bench {i}") for i in range(tables)]

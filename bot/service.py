@@ -19,7 +19,7 @@ import random
 import secrets
 import time
 import weakref
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -27,9 +27,9 @@ from bot.ai import AiRunner
 from bot.commands import INVALID_BUTTON, SYSTEM_COMMANDS, UNKNOWN
 from bot.context import Context, Refusal, with_heading
 from bot.gameflow import GameFlow
-from bot.handlers import Handlers
 from bot.i18n import LANGUAGES, negotiate, translator
 from bot.model import Command, Message, Sender
+from bot.ports import Handler, HandlersFactory
 from bot.render import render_error, render_help
 from bot.settings import Settings
 from bot.snapshot import GameCache
@@ -41,8 +41,6 @@ __all__ = ["Service"]
 
 log = logging.getLogger("thousand.service")
 
-Handler = Callable[[Context], Awaitable[None]]
-
 _OWN_CHAT_COMMANDS = frozenset({"new", "set", "stats", "top", "lang"})
 """In a private chat, commands about that chat itself, not about a table elsewhere."""
 _NO_TABLE_COMMANDS = frozenset({"rules", "score", "export", "table"})
@@ -52,13 +50,18 @@ _SYSTEM_COMMANDS = frozenset(SYSTEM_COMMANDS)
 
 
 class Service:
-    """One per process (any number of processes may share a Redis store)."""
+    """One per process (any number of processes may share a Redis store).
+
+    `handlers` builds what each command does (`bot.handlers.Handlers`); it is passed in where the service
+    is built so that this module and the handlers never import each other (`bot.ports`).
+    """
 
     def __init__(
         self,
         store: Store,
         settings: Settings | None = None,
         *,
+        handlers: HandlersFactory,
         ai: AiRunner | None = None,
         clock: Callable[[], float] = time.time,
         rng: random.Random | None = None,
@@ -71,7 +74,7 @@ class Service:
         self.ai = ai or AiRunner(self.settings.ai_workers, self.settings.ai_budget_seconds)
         self.cache = GameCache(cache_size)
         self.flow = GameFlow(self.settings, self.ai)
-        self.handlers = Handlers(self, rng or random.Random(secrets.randbits(64)))
+        self.handlers = handlers(self, rng or random.Random(secrets.randbits(64)))
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
     @property

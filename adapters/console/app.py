@@ -20,6 +20,7 @@ from rich.text import Text
 
 from adapters.console.render import message_renderable
 from bot.commands import decode_payload, from_payload, parse_text
+from bot.handlers import Handlers
 from bot.i18n import LANGUAGES, parse_card_in, translator
 from bot.model import ChatRef, Command, Message, UserRef
 from bot.service import Service
@@ -175,7 +176,7 @@ async def play(
         ai_workers=1 if options.level != "easy" else 0,
     )
     rng = random.Random(options.seed) if options.seed is not None else None
-    service = Service(MemoryStore(), settings, rng=rng)
+    service = Service(MemoryStore(), settings, handlers=Handlers, rng=rng)
     game = ConsoleGame(service, console or Console(highlight=False), read_line or _stdin_line, options)
     try:
         return await game.loop()

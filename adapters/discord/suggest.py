@@ -24,7 +24,7 @@ __all__ = ["Choice", "Suggest", "setting_names", "setting_values"]
 MAX_CHOICES: Final = 25
 
 SETTING_KEYS: Final = ("preset", "language", "turn", "level")
-"""The chat settings `set` knows besides the rule options (see `bot.handlers`)."""
+"""The chat settings `set` knows besides the rule options (see `bot.handlers.management`)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,6 +29,7 @@ from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Final
 
+from bot.handlers import Handlers
 from bot.model import Command, Message, Sender
 from bot.ops.activity import Activity, LocalActivity, RedisActivity
 from bot.ops.config import ConfigError, Platform, secrets_of, startup_settings
@@ -51,6 +52,11 @@ Deliver = Callable[[list[Message]], Awaitable[None]]
 ServiceFactory = Callable[[Store, Settings], Service]
 
 _SAMPLE_SECONDS: Final = 15.0
+
+
+def _service(store: Store, settings: Settings) -> Service:
+    """The service with the command handlers: wired here, since the two never import each other."""
+    return Service(store, settings, handlers=Handlers)
 
 
 def prepare(platform: Platform | None, env_file: Path | str | None = ".env") -> Settings:
@@ -110,7 +116,7 @@ class Runtime:
         self.platform = platform
         self.metrics = metrics or Metrics()
         self.store = MeteredStore(store if store is not None else open_store(settings), self.metrics)
-        self.service = (service_factory or Service)(self.store, settings)
+        self.service = (service_factory or _service)(self.store, settings)
         if activity is None:
             activity = (
                 RedisActivity.from_url(

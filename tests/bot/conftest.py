@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 import pytest
 from botkit import Clock, Harness, quiet_settings
 
+from bot.handlers import Handlers
 from bot.service import Service
 from bot.storage import MemoryStore
 
@@ -19,7 +20,7 @@ def clock() -> Clock:
 @pytest.fixture
 async def harness(clock: Clock) -> AsyncIterator[Harness]:
     store = MemoryStore(clock=clock)
-    service = Service(store, quiet_settings(), clock=clock)
+    service = Service(store, quiet_settings(), handlers=Handlers, clock=clock)
     yield Harness(service, store, clock)
     await service.close()
 
@@ -28,6 +29,6 @@ async def harness(clock: Clock) -> AsyncIterator[Harness]:
 async def timed(clock: Clock) -> AsyncIterator[Harness]:
     """A harness whose turns have a 90 s deadline (warning 30 s before)."""
     store = MemoryStore(clock=clock)
-    service = Service(store, quiet_settings(turn_seconds=90, warn_seconds=30), clock=clock)
+    service = Service(store, quiet_settings(turn_seconds=90, warn_seconds=30), handlers=Handlers, clock=clock)
     yield Harness(service, store, clock)
     await service.close()

@@ -8,6 +8,7 @@ import time
 
 from botkit import Clock, Harness, make_user, quiet_settings
 
+from bot.handlers import Handlers
 from bot.model import ChatRef
 from bot.service import Service
 from bot.storage import MemoryStore
@@ -16,7 +17,9 @@ from bot.storage import MemoryStore
 async def test_hard_thinking_runs_off_the_event_loop() -> None:
     clock = Clock()
     store = MemoryStore(clock=clock)
-    service = Service(store, quiet_settings(ai_workers=1, ai_budget_seconds=1.0), clock=clock)
+    service = Service(
+        store, quiet_settings(ai_workers=1, ai_budget_seconds=1.0), handlers=Handlers, clock=clock
+    )
     try:
         thinking = Harness(service, store, clock, chat=ChatRef("t", "-1", "A"))
         busy = Harness(service, store, clock, chat=ChatRef("t", "-2", "B"))

@@ -16,6 +16,7 @@ import pytest
 from botkit import Clock, Harness, action_text, make_user, quiet_settings
 
 from bot.commands import decode_payload
+from bot.handlers import Handlers
 from bot.i18n import LANGUAGES, translator
 from bot.model import ChatRef, Group, Message, Private, Sender, UserRef
 from bot.service import Service
@@ -124,7 +125,7 @@ async def test_no_private_card_reaches_the_wrong_eyes(preset: str, players: int,
     settings = quiet_settings(
         table_updates=rng.choice(["compact", "every_action"]), default_language=rng.choice(LANGUAGES)
     )
-    service = Service(store, settings, clock=clock, rng=random.Random(seed))
+    service = Service(store, settings, handlers=Handlers, clock=clock, rng=random.Random(seed))
     h = Harness(service, store, clock, chat=ChatRef("t", f"-{seed}{players}", "Group"))
     humans_n = rng.randint(1, players)
     humans = [make_user(i, rng.choice(LANGUAGES)) for i in range(humans_n)]

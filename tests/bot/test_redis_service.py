@@ -15,6 +15,7 @@ from botkit import Clock, Harness, action_text, errors, make_user, quiet_setting
 from redis_server import RedisServer
 
 from bot.commands import decode_payload, encode_payload, from_payload, parse_text
+from bot.handlers import Handlers
 from bot.model import ChatRef, Command, Message
 from bot.service import Service
 from bot.snapshot import GameCache, GameSpec, decode_action
@@ -38,8 +39,8 @@ async def pair(redis_url: str) -> AsyncIterator[tuple[Service, Service, Clock]]:
     """Two service instances, each with its own Redis connection pool, on one clock."""
     clock = Clock()
     settings = quiet_settings(turn_seconds=90, warn_seconds=30)
-    a = Service(redis_store(redis_url), settings, clock=clock, rng=random.Random(7))
-    b = Service(redis_store(redis_url), settings, clock=clock, rng=random.Random(8))
+    a = Service(redis_store(redis_url), settings, handlers=Handlers, clock=clock, rng=random.Random(7))
+    b = Service(redis_store(redis_url), settings, handlers=Handlers, clock=clock, rng=random.Random(8))
     yield a, b, clock
     for s in (a, b):
         await s.close()
@@ -156,7 +157,7 @@ async def test_two_instances_interleaving_a_thousand_commands(
         assert moves == Counter(accepted[chat.key]), "each accepted command was applied once"
 
         # A serial replay of the accepted commands through a fresh service gives the same table.
-        serial = Service(MemoryStore(), quiet_settings(), rng=random.Random(0))
+        serial = Service(MemoryStore(), quiet_settings(), handlers=Handlers, rng=random.Random(0))
         spec = GameSpec.from_json(doc.game.spec)
         serial.handlers.rng = _FixedSeed(spec.seed)
         solo = ChatRef("t", "solo", "")
@@ -199,7 +200,7 @@ class _FixedSeed(random.Random):
 
 async def test_a_new_instance_continues_a_game_stopped_mid_deal(redis_url: str) -> None:
     clock = Clock()
-    first = Service(redis_store(redis_url), quiet_settings(), clock=clock)
+    first = Service(redis_store(redis_url), quiet_settings(), handlers=Handlers, clock=clock)
     h = Harness(first, first.store, clock)
     await h.open_table(HUMANS, preset="russian")
     rng = random.Random(4)
@@ -214,7 +215,7 @@ async def test_a_new_instance_continues_a_game_stopped_mid_deal(redis_url: str) 
     await first.close()
     await first.store.close()
 
-    second = Service(redis_store(redis_url), quiet_settings(), clock=clock)
+    second = Service(redis_store(redis_url), quiet_settings(), handlers=Handlers, clock=clock)
     h2 = Harness(second, second.store, clock)
     out = await h2.text(HUMANS[state.to_act or 0], "/hand")
     hand = [m for m in out if m.kind == "hand"]
@@ -262,7 +263,7 @@ async def test_redis_away_and_back(redis_factory: Callable[..., RedisServer]) ->
     server = redis_factory(appendonly=True)
     store = RedisStore.from_url(server.url, retries=1, socket_timeout=0.5, connect_timeout=0.3)
     settings = quiet_settings()
-    service = Service(store, settings, clock=Clock())
+    service = Service(store, settings, handlers=Handlers, clock=Clock())
     chat = ChatRef("t", "-5", "G")
     user = HUMANS[0]
 

@@ -23,6 +23,7 @@ from fakes.discord import permissions as perms
 from adapters.discord.client import BotConfig, ThousandBot
 from bot.ai import decide_now
 from bot.commands import decode_payload
+from bot.handlers import Handlers
 from bot.i18n import translator
 from bot.ops.runtime import Runtime
 from bot.render import give_order
@@ -111,7 +112,7 @@ async def running_bot(
     rng = random.Random(seed) if seed is not None else None
 
     def service(st: Store, se: Settings) -> Service:
-        return Service(st, se, rng=rng)
+        return Service(st, se, handlers=Handlers, rng=rng)
 
     runtime = Runtime(
         service_settings or settings(),

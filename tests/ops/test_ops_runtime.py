@@ -19,6 +19,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from redis_server import RedisServer, free_port
 
 from bot.commands import parse_text
+from bot.handlers import Handlers
 from bot.model import ChatRef, Message, UserRef
 from bot.ops.runtime import Runtime
 from bot.service import Service
@@ -96,7 +97,7 @@ def make_runtime(settings: Settings, clock: Clock | None = None, **options: Any)
         tick_clock = clock
 
         def factory(store: Store, s: Settings) -> Service:
-            return Service(store, s, clock=tick_clock)
+            return Service(store, s, handlers=Handlers, clock=tick_clock)
 
     return Runtime(settings, platform="loop", service_factory=factory, **options)
 

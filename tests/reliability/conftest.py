@@ -16,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # bench.soak
 
 from relkit import World, quiet_settings
 
+from bot.handlers import Handlers
 from bot.service import Service
 from bot.storage import MemoryStore, RedisStore, Store
 
@@ -23,7 +24,9 @@ START = 1_700_000_000.0
 
 
 async def make_world(store: Store, clock: list[float], seed: int = 1) -> World:
-    service = Service(store, quiet_settings(), clock=lambda: clock[0], rng=random.Random(seed))
+    service = Service(
+        store, quiet_settings(), handlers=Handlers, clock=lambda: clock[0], rng=random.Random(seed)
+    )
     world = World(service, store, clock)
     await world.build()
     return world

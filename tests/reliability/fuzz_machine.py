@@ -33,10 +33,11 @@ from relkit import (
     snapshot,
 )
 
-import bot.handlers
+import bot.handlers.lobby
 import bot.service
 from bot.ai import decide_now
 from bot.commands import _ALIASES, COMMANDS, from_payload, parse_text
+from bot.handlers import Handlers
 from bot.model import ChatRef, Command, Message, UserRef
 from bot.render import give_order
 from bot.service import Service
@@ -134,17 +135,17 @@ def seed_secrets(seed: int) -> tuple[object, object]:
     a seeded source keeps runs alike (hypothesis replays a failing run to report it). Returns what to
     give `restore_secrets` afterwards."""
     seeded = random.Random(seed)
-    saved = (bot.handlers.secrets, bot.service.secrets)
+    saved = (bot.handlers.lobby.secrets, bot.service.secrets)
     fixed = types.SimpleNamespace(
         token_hex=lambda n=16: seeded.getrandbits(8 * n).to_bytes(n, "big").hex(),
         randbits=seeded.getrandbits,
     )
-    bot.handlers.secrets = bot.service.secrets = fixed  # type: ignore[assignment]
+    bot.handlers.lobby.secrets = bot.service.secrets = fixed  # type: ignore[assignment]
     return saved
 
 
 def restore_secrets(saved: tuple[object, object]) -> None:
-    bot.handlers.secrets, bot.service.secrets = saved  # type: ignore[assignment]
+    bot.handlers.lobby.secrets, bot.service.secrets = saved  # type: ignore[assignment]
 
 
 class FuzzMachine(RuleBasedStateMachine):
@@ -162,7 +163,9 @@ class FuzzMachine(RuleBasedStateMachine):
         self.loop = asyncio.new_event_loop()
         self.clock = [START]
         self.store = self.make_store()
-        self.service = Service(self.store, _settings(), clock=lambda: self.clock[0], rng=random.Random(5))
+        self.service = Service(
+            self.store, _settings(), handlers=Handlers, clock=lambda: self.clock[0], rng=random.Random(5)
+        )
         self.world = World(self.service, self.store, self.clock)
         self.oracle = Oracle(self.world.games)
         self.errors = ErrorLog()

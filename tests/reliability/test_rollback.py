@@ -15,6 +15,7 @@ from fuzz_machine import typed_move
 from relkit import USERS, group, quiet_settings
 
 from bot.commands import parse_text
+from bot.handlers import Handlers
 from bot.service import Service
 from bot.snapshot import GameCache
 from bot.storage import MemoryStore
@@ -53,8 +54,8 @@ async def _move(service: Service, store: MemoryStore, table_id: str, choice: int
 async def test_a_process_plays_from_the_stored_game_after_redis_lost_writes() -> None:
     clock = [START]
     store = MemoryStore(clock=lambda: clock[0])
-    a = Service(store, quiet_settings(), clock=lambda: clock[0], rng=random.Random(1))
-    b = Service(store, quiet_settings(), clock=lambda: clock[0], rng=random.Random(2))
+    a = Service(store, quiet_settings(), handlers=Handlers, clock=lambda: clock[0], rng=random.Random(1))
+    b = Service(store, quiet_settings(), handlers=Handlers, clock=lambda: clock[0], rng=random.Random(2))
     g1, table_id = group(1), group(1).key
     for who, line in ((USERS[0], "/new"), (USERS[1], "/join"), (USERS[2], "/join"), (USERS[0], "/start")):
         command = parse_text(line, g1, who)

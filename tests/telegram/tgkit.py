@@ -26,6 +26,7 @@ from adapters.telegram.app import TelegramBot
 from adapters.telegram.limits import BUDGETED_METHODS, SendLimits
 from bot.ai import decide_now
 from bot.commands import decode_payload
+from bot.handlers import Handlers
 from bot.i18n import translator
 from bot.ops.runtime import Runtime
 from bot.render import give_order
@@ -258,7 +259,7 @@ class Rig:
         rng = random.Random(self.rng.getrandbits(32))
 
         def service(store: Store, s: Settings) -> Service:
-            return Service(store, s, clock=clock.now, rng=rng)
+            return Service(store, s, handlers=Handlers, clock=clock.now, rng=rng)
 
         runtime = Runtime(
             self.settings,

@@ -1,0 +1,238 @@
+"""The lobby: opening a table, taking and leaving seats, computer players, starting the game, and the
+lobby's end when nobody starts it.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from bot.context import Context, Refusal
+from bot.handlers.base import HandlerBase, parse_seat_number
+from bot.render import (
+    seat_name,
+)
+from bot.settings import AI_LEVELS
+from bot.snapshot import GameSpec
+from bot.table import GameDoc, SeatDoc, TableDoc
+from bot.views import seat_labels
+from core.game import new_game
+from core.rules import RuleError, preset
+
+AI_NAMES = ("Ada", "Boris", "Celina", "Dawid", "Eeva", "Fatma", "Gosia", "Hugo")
+MAX_SEATS = 4
+
+
+class LobbyHandlers(HandlerBase):
+    """From `new` to `start`, and the lobby closing when nobody starts it."""
+
+    async def new(self, ctx: Context) -> None:
+        doc = ctx.doc
+        if doc is not None and doc.status != "finished":
+            raise Refusal("table_exists")
+        _, settings = await self.svc.chat_settings(ctx.chat.key)
+        if ctx.command.args:
+            name = ctx.command.args[0].lower()
+            try:
+                preset(name)
+            except RuleError:
+                raise Refusal("unknown_preset") from None
+            if name != settings.preset:
+                settings = settings.model_copy(update={"preset": name, "options": {}})
+        lang = await self._user_lang(ctx, ctx.user, settings.language)
+        user = ctx.user
+        ctx.doc = TableDoc(
+            id=ctx.table_id,
+            serial=secrets.token_hex(5),
+            platform=ctx.chat.platform,
+            chat_id=ctx.chat.chat_id,
+            title=ctx.chat.title,
+            private=ctx.chat.private,
+            status="lobby",
+            creator=user.key,
+            creator_name=user.name,
+            opened=ctx.version + 1,
+            settings=settings,
+            seats=[
+                SeatDoc(
+                    kind="human",
+                    name=user.name,
+                    user=user.key,
+                    platform=user.platform,
+                    user_id=user.user_id,
+                    lang=lang,
+                )
+            ],
+            created=ctx.now,
+            updated=ctx.now,
+        )
+        ctx.state = None
+        ctx.before = None
+        ctx.users_added.add(user.key)
+        ctx.deadline_reset = True
+        ctx.mark("new")
+        self._lobby_message(ctx, notify=True)
+
+    def _max_seats(self, doc: TableDoc) -> int:
+        rules = preset(doc.settings.preset, doc.settings.options or None)
+        return min(MAX_SEATS, max(rules.player_counts))
+
+    async def join(self, ctx: Context) -> None:
+        doc = ctx.doc
+        if doc is not None and doc.status == "lobby":
+            self._check_button(ctx, exact=False)
+        doc = self._lobby(ctx)
+        if doc.seat_of(ctx.user.key) is not None:
+            raise Refusal("already_seated")
+        if len(doc.seats) >= self._max_seats(doc):
+            raise Refusal("table_full")
+        user = ctx.user
+        lang = await self._user_lang(ctx, user, doc.settings.language)
+        doc.seats.append(
+            SeatDoc(
+                kind="human",
+                name=user.name,
+                user=user.key,
+                platform=user.platform,
+                user_id=user.user_id,
+                lang=lang,
+            )
+        )
+        ctx.users_added.add(user.key)
+        ctx.deadline_reset = True
+        ctx.mark("join")
+        self._lobby_message(ctx)
+
+    async def leave(self, ctx: Context) -> None:
+        self._check_button(ctx, exact=False)
+        doc = ctx.require_doc()
+        seat = self._seated(ctx)
+        ctx.users_removed.add(ctx.user.key)
+        if doc.status == "lobby":
+            self._leave_lobby(ctx, seat, "leave")
+            return
+        doc.seats[seat].kicked = True
+        ctx.mark("leave")
+        t = ctx.t_group()
+        ctx.to_group(
+            t._("{name} left: a computer plays the seat.").format(name=seat_name(t, seat_labels(doc)[seat])),
+            kind="notice",
+        )
+        await self._after_seat_change(ctx)
+
+    def _leave_lobby(self, ctx: Context, seat: int, why: str) -> None:
+        """The seat's human leaves the lobby (the creator's part passes on; an empty lobby closes)."""
+        doc = ctx.require_doc()
+        del doc.seats[seat]
+        ctx.deadline_reset = True
+        ctx.mark(why)
+        if not any(s.human for s in doc.seats):
+            self._close_lobby(ctx, "ended")
+            return
+        if doc.creator == ctx.user.key:
+            first = next(s for s in doc.seats if s.human)
+            doc.creator, doc.creator_name = first.user or "", first.name
+        self._lobby_message(ctx)
+
+    async def unreachable(self, ctx: Context) -> None:
+        """The adapter cannot reach the user privately any more (they blocked the bot, or left the group):
+        nobody could show them their cards. In a game a computer plays their seat until they send `back`
+        (as after missed turns), and the group is told why; in a lobby they lose their place. Nothing to
+        answer when they sit at no live table here (the adapter asks for each table they might sit at)."""
+        doc = ctx.doc
+        seat = doc.seat_of(ctx.user.key) if doc is not None else None
+        if doc is None or seat is None or doc.status == "finished":
+            return
+        if doc.status == "lobby":
+            ctx.users_removed.add(ctx.user.key)
+            self._leave_lobby(ctx, seat, "unreachable")
+            return
+        seat_doc = doc.seats[seat]
+        if seat_doc.away:
+            return
+        seat_doc.away = True
+        seat_doc.missed = 0
+        ctx.deadline_reset = True
+        ctx.mark("unreachable")
+        t = ctx.t_group()
+        label = seat_name(t, seat_labels(doc)[seat])
+        ctx.to_group(
+            t._(
+                "{name} cannot be reached: a computer plays for them until they come back with /back."
+            ).format(name=label),
+            kind="notice",
+        )
+        if not any(s.present for s in doc.seats):
+            ctx.to_group(t._("Everyone is away: the game waits. Send /back to play on."), kind="notice")
+        await self.flow.run_computers(ctx)
+        self.flow.conclude(ctx)
+
+    def _may_manage_lobby(self, ctx: Context, doc: TableDoc) -> None:
+        if doc.seat_of(ctx.user.key) is None and not self._is_manager(ctx):
+            raise Refusal("not_seated")
+
+    async def add_ai(self, ctx: Context) -> None:
+        self._check_button(ctx, exact=False)
+        doc = self._lobby(ctx)
+        self._may_manage_lobby(ctx, doc)
+        level = ctx.command.args[0].lower() if ctx.command.args else doc.settings.ai_level
+        if level not in AI_LEVELS:
+            raise Refusal("unknown_level")
+        if len(doc.seats) >= self._max_seats(doc):
+            raise Refusal("table_full")
+        taken = {s.name for s in doc.seats}
+        name = next(n for n in AI_NAMES if n not in taken)
+        doc.seats.append(SeatDoc(kind="ai", name=name, level=level))
+        ctx.deadline_reset = True
+        ctx.mark("add_ai")
+        self._lobby_message(ctx)
+
+    async def remove_ai(self, ctx: Context) -> None:
+        self._check_button(ctx, exact=False)
+        doc = self._lobby(ctx)
+        self._may_manage_lobby(ctx, doc)
+        computers = [i for i, s in enumerate(doc.seats) if s.kind == "ai"]
+        if ctx.command.args:
+            index = parse_seat_number(ctx.command.args[0], len(doc.seats))
+            if index not in computers:
+                raise Refusal("no_ai_to_remove")
+        elif computers:
+            index = computers[-1]
+        else:
+            raise Refusal("no_ai_to_remove")
+        del doc.seats[index]
+        ctx.deadline_reset = True
+        ctx.mark("remove_ai")
+        self._lobby_message(ctx)
+
+    async def start(self, ctx: Context) -> None:
+        self._check_button(ctx, exact=False)
+        doc = self._lobby(ctx)
+        self._may_manage_lobby(ctx, doc)
+        rules = preset(doc.settings.preset, doc.settings.options or None)
+        n = len(doc.seats)
+        if n not in rules.player_counts:
+            raise Refusal("too_few_players" if n < min(rules.player_counts) else "too_many_players")
+        seed = self.rng.getrandbits(48)
+        spec = GameSpec(rules, n, seed, seed % n)
+        state, events = new_game(rules, n, seed, first_dealer=spec.first_dealer)
+        doc.status = "game"
+        doc.game = GameDoc(spec=spec.to_json(), actions=[])
+        ctx.state = state
+        ctx.before = None
+        ctx.events.extend(events)
+        ctx.game_changed = True
+        ctx.deadline_reset = True
+        ctx.mark("start")
+        t = ctx.t_group()
+        names = ", ".join(seat_name(t, label) for label in seat_labels(doc))
+        self._lobby_message(ctx, closed=t._("The game has started: {names}.").format(names=names))
+        await self.flow.run_computers(ctx)
+        self.flow.conclude(ctx)
+
+    # --- timers -----------------------------------------------------------------------------------
+
+    async def close_idle_lobby(self, ctx: Context) -> None:
+        doc = ctx.doc
+        if doc is None or doc.status != "lobby":
+            return
+        self._close_lobby(ctx, "idle")
