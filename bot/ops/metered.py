@@ -115,6 +115,37 @@ class MeteredStore(Store):
             self.metrics.cas_conflict()
             raise
 
+    async def move_table(
+        self,
+        old_id: str,
+        new_id: str,
+        expected_version: int,
+        document: str,
+        *,
+        ttl_seconds: float,
+        chat_keys: tuple[str, str] | None = None,
+        user_keys: Collection[str] = (),
+    ) -> None:
+        try:
+            await self.inner.move_table(
+                old_id,
+                new_id,
+                expected_version,
+                document,
+                ttl_seconds=ttl_seconds,
+                chat_keys=chat_keys,
+                user_keys=user_keys,
+            )
+        except VersionConflict:
+            self.metrics.cas_conflict()
+            raise
+        except StorageUnavailable:
+            self._unavailable()
+            raise
+
+    async def moved_to(self, table_id: str) -> str | None:
+        return await self.inner.moved_to(table_id)
+
     async def read_events(self, table_id: str, count: int | None = None) -> list[str]:
         return await self.inner.read_events(table_id, count)
 

@@ -152,6 +152,40 @@ class Store(abc.ABC):
         """
 
     @abc.abstractmethod
+    async def move_table(
+        self,
+        old_id: str,
+        new_id: str,
+        expected_version: int,
+        document: str,
+        *,
+        ttl_seconds: float,
+        chat_keys: tuple[str, str] | None = None,
+        user_keys: Collection[str] = (),
+    ) -> None:
+        """Move the table from `old_id` to `new_id` (a chat whose platform id changed), with `document`
+        (the caller rewrote what in it names the old id).
+
+        A compare-and-set on both ids: succeeds only if `old_id` is at `expected_version` and `new_id`
+        holds no table, else raises `VersionConflict` (its `table_id` says which) and changes nothing.
+        The table keeps its version (buttons drawn before still match), its events and its deadline;
+        the chat index moves from `chat_keys[0]` (removed only if it pointed at `old_id`) to
+        `chat_keys[1]`; each of `user_keys` has `old_id` replaced by `new_id` in its set; and
+        `moved_to(old_id)` answers `new_id` for `ttl_seconds`. Calling it again after it succeeded (a
+        lost reply, or two processes moving the same chat) raises `VersionConflict` for `old_id`: the
+        caller reads `moved_to` to tell that case apart.
+
+        Redis standalone: one script, atomic. Redis Cluster (the two ids hash to different slots): copy
+        into `new_id`, then a compare-and-delete of `old_id` (undoing the copy if it fails), then the
+        deadline and the user sets; a process dying in between leaves both copies or a missing index
+        entry, never a lost table (see `RedisStore.move_table`).
+        """
+
+    @abc.abstractmethod
+    async def moved_to(self, table_id: str) -> str | None:
+        """Where `move_table` moved `table_id` (None if it did not, or long ago)."""
+
+    @abc.abstractmethod
     async def read_events(self, table_id: str, count: int | None = None) -> list[str]:
         """The table stream's events, oldest first (the last `count` if given)."""
 

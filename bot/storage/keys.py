@@ -5,6 +5,7 @@ Every key is `<prefix>:{<tag>}:<kind>` so that Redis Cluster places keys sharing
     <prefix>:{<table_id>}:table      hash: v (version), d (document), w (id of the write that made v)
     <prefix>:{<table_id>}:stream     stream of the table's events, field `e`, trimmed MAXLEN ~
     <prefix>:{<chat_key>}:chat       string: the chat's live table id, same TTL as the table
+    <prefix>:{<table_id>}:moved      string: the id `move_table` moved the table to (for old buttons)
     <prefix>:{<user_key>}:user       set of table ids the user sits at (a hint, no TTL)
     <prefix>:{deadlines}:due         zset: table id -> deadline (POSIX seconds)
     <prefix>:{deadlines}:token       hash: table id -> token of that deadline
@@ -44,6 +45,9 @@ class KeyLayout:
 
     def stream(self, table_id: str) -> str:
         return self._tagged(table_id, "stream")
+
+    def moved(self, table_id: str) -> str:
+        return self._tagged(table_id, "moved")
 
     def chat(self, chat_key: str) -> str:
         return self._tagged(chat_key, "chat")

@@ -57,6 +57,7 @@ class MemoryStore(Store):
         self._sends: dict[str, list[float]] = {}
         self._holds: dict[str, float] = {}
         self._refs: dict[str, tuple[float, dict[str, str]]] = {}
+        self._moved: dict[str, _ChatEntry] = {}
 
     # --- helpers ------------------------------------------------------------------------------------
 
@@ -159,6 +160,55 @@ class MemoryStore(Store):
             self._drop_user(user, table_id)
         self._deadlines.pop(table_id, None)
         return table is not None
+
+    async def move_table(
+        self,
+        old_id: str,
+        new_id: str,
+        expected_version: int,
+        document: str,
+        *,
+        ttl_seconds: float,
+        chat_keys: tuple[str, str] | None = None,
+        user_keys: Collection[str] = (),
+    ) -> None:
+        check_id("table id", old_id)
+        check_id("table id", new_id)
+        if ttl_seconds <= 0:
+            raise ValueError("ttl_seconds must be positive")
+        if old_id == new_id:
+            raise ValueError("a table moves to another id")
+        table = self._live(old_id)
+        actual = 0 if table is None else table.version
+        if table is None or actual != expected_version:
+            raise VersionConflict(old_id, expected_version, actual)
+        target = self._live(new_id)
+        if target is not None:
+            raise VersionConflict(new_id, 0, target.version)
+        expires_at = self._clock() + ttl_seconds
+        del self._tables[old_id]
+        self._tables[new_id] = _Table(table.version, document, expires_at, table.events)
+        if chat_keys is not None:
+            old_chat, new_chat = chat_keys
+            entry = self._chat(old_chat)
+            if entry is not None and entry.table_id == old_id:
+                del self._chats[old_chat]
+            self._chats[new_chat] = _ChatEntry(new_id, expires_at)
+        for user in user_keys:
+            self._drop_user(user, old_id)
+            self._users.setdefault(user, set()).add(new_id)
+        deadline = self._deadlines.pop(old_id, None)
+        if deadline is not None:
+            self._deadlines[new_id] = deadline
+        self._moved[old_id] = _ChatEntry(new_id, expires_at)
+
+    async def moved_to(self, table_id: str) -> str | None:
+        check_id("table id", table_id)
+        entry = self._moved.get(table_id)
+        if entry is None or entry.expires_at <= self._clock():
+            self._moved.pop(table_id, None)
+            return None
+        return entry.table_id
 
     async def read_events(self, table_id: str, count: int | None = None) -> list[str]:
         table = self._live(table_id)

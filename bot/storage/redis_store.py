@@ -83,6 +83,7 @@ _HOLD = _Script.named("hold")
 _STATS = _Script.named("stats")
 _SET_REF = _Script.named("set_ref")
 _CHAT_UNLINK = _Script.named("chat_unlink")
+_MOVE = _Script.named("move")
 
 
 def _num(value: float) -> str:
@@ -363,6 +364,100 @@ class RedisStore(Store):
             # Compare-and-delete within the chat key's own slot.
             await self._script(_CHAT_UNLINK, [k.chat(chat_key)], [table_id])
         return bool(int(result))
+
+    async def move_table(
+        self,
+        old_id: str,
+        new_id: str,
+        expected_version: int,
+        document: str,
+        *,
+        ttl_seconds: float,
+        chat_keys: tuple[str, str] | None = None,
+        user_keys: Collection[str] = (),
+    ) -> None:
+        """Standalone: one script (atomic). Cluster: the ids hash to different slots, so a copy-then-delete
+        with compare-and-set: (1) copy into `new_id` if it holds no table, (2) compare-and-delete `old_id`
+        at `expected_version` (leaving the `moved` pointer), undoing (1) when that fails, (3) rename the
+        deadline, (4) swap the user sets' entries. Between (1) and (2) both ids hold the table (a command
+        for the new chat may already act on it; one for the old chat then makes (2) fail and the move is
+        undone and retried by the caller). A process dying after (2) but before (3)/(4) leaves the deadline
+        or user index naming the old id: the deadline then fires for a missing table and is dropped, and
+        `tables_for_user` filters the dead id out; a dying after (1) leaves a copy that the next move finds
+        (conflict on `new_id`) for an operator to remove."""
+        check_id("table id", old_id)
+        check_id("table id", new_id)
+        if ttl_seconds <= 0:
+            raise ValueError("ttl_seconds must be positive")
+        if old_id == new_id:
+            raise ValueError("a table moves to another id")
+        for user in user_keys:
+            check_id("user key", user)
+        k = self.keys
+        events = await self.read_events(old_id)
+        old_keys = [k.table(old_id), k.stream(old_id)]
+        new_keys = [k.table(new_id), k.stream(new_id)]
+        chats_inline = chat_keys is not None and (
+            self._same_slot(old_keys[0], k.chat(chat_keys[0]))
+            and self._same_slot(new_keys[0], k.chat(chat_keys[1]))
+        )
+        old_chat = k.chat(chat_keys[0]) if chat_keys is not None and chats_inline else k.moved(old_id)
+        new_chat = k.chat(chat_keys[1]) if chat_keys is not None and chats_inline else k.moved(new_id)
+        args: list[Any] = [
+            expected_version,
+            document,
+            uuid.uuid4().hex,
+            _ms(ttl_seconds),
+            old_id,
+            new_id,
+            "1" if chats_inline else "0",
+            self._stream_maxlen,
+            len(user_keys) if not self._cluster else 0,
+            len(events),
+            *events,
+        ]
+        deadline_keys = [k.deadlines(), k.deadline_tokens()]
+        if not self._cluster:
+            keys = [*old_keys, old_chat, k.moved(old_id), *new_keys, new_chat, *deadline_keys]
+            keys += [k.user(u) for u in user_keys]
+            self._moved_or_raise(
+                old_id, new_id, expected_version, await self._script(_MOVE, keys, ["all", *args])
+            )
+        else:
+            stored = await self._call("HGET", old_keys[0], "v")
+            if stored is None or int(stored) != expected_version:
+                # Reported before the copy, as the standalone script does (a second mover learns of the
+                # first from the old id, not from the copy it would meet).
+                raise VersionConflict(old_id, expected_version, 0 if stored is None else int(stored))
+            in_keys = [*new_keys, new_chat]
+            self._moved_or_raise(
+                old_id, new_id, expected_version, await self._script(_MOVE, in_keys, ["in", *args])
+            )
+            out = await self._script(_MOVE, [*old_keys, old_chat, k.moved(old_id)], ["out", *args])
+            if not int(out[0]):
+                await self._script(_MOVE, in_keys, ["undo", *args])
+                self._moved_or_raise(old_id, new_id, expected_version, out)
+            await self._script(_MOVE, deadline_keys, ["rest", *args])
+            follow_up: list[list[Any]] = []
+            for user in user_keys:
+                follow_up += [["SREM", k.user(user), old_id], ["SADD", k.user(user), new_id]]
+            if follow_up:
+                await self._pipeline(follow_up)
+        if chat_keys is not None and not chats_inline:
+            await self._script(_CHAT_UNLINK, [k.chat(chat_keys[0])], [old_id])
+            await self._call("SET", k.chat(chat_keys[1]), new_id, "PX", _ms(ttl_seconds))
+
+    @staticmethod
+    def _moved_or_raise(old_id: str, new_id: str, expected: int, reply: Sequence[Any]) -> None:
+        if int(reply[0]):
+            return
+        which = old_id if reply[2] == "old" else new_id
+        raise VersionConflict(which, expected if which == old_id else 0, int(reply[1]))
+
+    async def moved_to(self, table_id: str) -> str | None:
+        check_id("table id", table_id)
+        result: str | None = await self._call("GET", self.keys.moved(table_id))
+        return result
 
     async def read_events(self, table_id: str, count: int | None = None) -> list[str]:
         check_id("table id", table_id)
