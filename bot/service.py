@@ -28,7 +28,8 @@ from bot.commands import INVALID_BUTTON, SYSTEM_COMMANDS, UNKNOWN
 from bot.context import Context, Refusal, with_heading
 from bot.gameflow import GameFlow
 from bot.i18n import LANGUAGES, negotiate, translator
-from bot.model import Command, Message, Sender
+from bot.migrate import follow_move, move_chat
+from bot.model import ChatRef, Command, Message, Sender
 from bot.ports import Handler, HandlersFactory
 from bot.render import render_error, render_help
 from bot.settings import Settings
@@ -178,10 +179,16 @@ class Service:
     async def run(self, table_id: str, command: Command, handler: Handler) -> list[Message]:
         """Load, handle, compare-and-set; retried from a fresh load when another writer came first."""
         ctx: Context | None = None
+        redirect: Command | None = None
         async with self._lock(table_id):
             for _ in range(self.settings.cas_retries):
                 now = self.clock()
                 version, doc = await self.load(table_id)
+                if doc is None and command.table_id == table_id:
+                    moved = await follow_move(self, command)
+                    if moved is not command:
+                        redirect = moved
+                        break
                 state = None
                 if doc is not None and doc.game is not None:
                     state = self.cache.state(doc.serial, doc.game.spec, doc.game.actions)
@@ -211,6 +218,8 @@ class Service:
                     except Exception:
                         log.exception("after-save step of %s failed", command.name)
                 return ctx.outgoing(ctx.messages, version + 1) + ctx.other_tables
+        if redirect is not None and redirect.table_id is not None:
+            return await self.run(redirect.table_id, redirect, handler)
         busy = self._error_message(command, "busy")
         return [busy] if ctx is None else ctx.outgoing([busy], ctx.version)
 
@@ -305,6 +314,11 @@ class Service:
         if refusal.extra:
             text += "\n" + refusal.extra
         return Message(Sender(ctx.user, ctx.chat), text, None, (), None, None, True, t.lang, "error")
+
+    async def move_chat(self, old: ChatRef, new: ChatRef) -> tuple[str, ...] | None:
+        """The chat changed its platform id (a Telegram group upgraded to a supergroup): its table and
+        settings follow it (`bot.migrate.move_chat`: the seats' user keys when this call moved a table)."""
+        return await move_chat(self, old, new)
 
     # --- timers -----------------------------------------------------------------------------------
 

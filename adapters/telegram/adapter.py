@@ -59,6 +59,7 @@ from adapters.telegram.inbound import (
     command_of,
     user_ref,
 )
+from adapters.telegram.migration import forget_group_refs, rekey_hands
 from adapters.telegram.outbox import Op, Outbox
 from adapters.telegram.reach import Reach, StartIntent, parse_start, start_link, start_payload
 from bot.commands import from_payload
@@ -89,6 +90,8 @@ class Runner(Protocol):
     refused with `ShuttingDown` once the process stops)."""
 
     async def handle(self, command: Command, *, kind: str = "command") -> list[Message]: ...
+
+    async def move_chat(self, old: ChatRef, new: ChatRef) -> tuple[str, ...] | None: ...
 
 
 Context = ContextTypes.DEFAULT_TYPE
@@ -161,6 +164,7 @@ class TelegramAdapter:
             refs_ttl=self.refs_ttl,
             on_private_lost=self._private_lost,
             on_group_lost=self._group_lost,
+            on_chat_migrated=self._send_migrated,
         )
         self._dispatcher = Dispatcher(self._outbox, self.reach, bot_username=lambda: self.username)
         new = filters.UpdateType.MESSAGE
@@ -170,6 +174,7 @@ class TelegramAdapter:
         app.add_handler(MessageHandler(new & filters.TEXT & ~filters.COMMAND, self._on_text))
         app.add_handler(MessageHandler(new & filters.StatusUpdate.LEFT_CHAT_MEMBER, self._on_member_left))
         app.add_handler(MessageHandler(new & filters.StatusUpdate.NEW_CHAT_TITLE, self._on_title))
+        app.add_handler(MessageHandler(new & filters.StatusUpdate.MIGRATE, self._on_migrate))
         app.add_handler(CallbackQueryHandler(self._on_button))
         app.add_handler(ChatMemberHandler(self._on_my_chat_member, ChatMemberHandler.MY_CHAT_MEMBER))
         app.add_handler(ChatMemberHandler(self._on_chat_member, ChatMemberHandler.CHAT_MEMBER))
@@ -502,6 +507,45 @@ class TelegramAdapter:
             return "ok"
 
         await self._guard("member", update, work)
+
+    async def _on_migrate(self, update: Update, context: Context) -> None:
+        """The group was upgraded to a supergroup. Telegram says so in both chats (`migrate_to_chat_id` in
+        the old one, `migrate_from_chat_id` in the new one); whichever comes first moves the table."""
+        message = update.effective_message
+        if message is None:
+            return
+        if message.migrate_to_chat_id:
+            old, new = message.chat.id, message.migrate_to_chat_id
+        elif message.migrate_from_chat_id:
+            old, new = message.migrate_from_chat_id, message.chat.id
+        else:
+            return
+        title = message.chat.title or ""
+        await self._guard("member", update, lambda: self._migrated(old, new, title, redraw=True))
+
+    async def _send_migrated(self, old: int, new: int) -> None:
+        """A send met the upgrade before its service message did (missed, or still queued): move now; the
+        outbox then resends the refused message to the new chat, so no table is drawn here."""
+        await self._migrated(old, new, "", redraw=False)
+
+    async def _migrated(self, old: int, new: int, title: str, *, redraw: bool) -> str:
+        """Move the table and the chat's settings to the new chat id (`Service.move_chat`), re-key the hand
+        references, forget the old chat's, and (`redraw`) post the table in the new chat, so the group sees
+        the game go on there at once (`adapters.telegram.migration`)."""
+        old_chat, new_chat = ChatRef(PLATFORM, str(old)), ChatRef(PLATFORM, str(new), title)
+        try:
+            users = await self.runner.move_chat(old_chat, new_chat)
+        except ShuttingDown:
+            log.info("stopping: chat %s not moved to %s", old, new)
+            return "ignored"
+        if users is None:
+            return "ok"
+        await rekey_hands(self.store, old, new, users, ttl=self.refs_ttl)
+        await forget_group_refs(self.store, old)
+        if redraw:
+            user = UserRef(PLATFORM, "0", "Telegram")
+            await self.run(Command("table", (), new_chat, user), Origin(new_chat, user, system=True))
+        return "ok"
 
     async def _on_my_chat_member(self, update: Update, context: Context) -> None:
         change = update.my_chat_member

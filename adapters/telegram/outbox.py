@@ -35,7 +35,7 @@ from typing import Any, Final
 
 from telegram import Bot, InputFile, Message, ReplyParameters
 from telegram.constants import ParseMode
-from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
+from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TelegramError
 
 from adapters.telegram.content import Content
 from bot.ops.metrics import Metrics
@@ -52,6 +52,7 @@ KEEP_REFS: Final = 48
 _PINNED_REFS: Final = frozenset({"dm"})
 
 LostHandler = Callable[[int], Coroutine[Any, Any, None]]
+MigratedHandler = Callable[[int, int], Coroutine[Any, Any, None]]
 
 
 def chat_scope(chat_id: int | str) -> str:
@@ -148,6 +149,7 @@ class Outbox:
         refs_ttl: float = 365 * 24 * 3600,
         on_private_lost: LostHandler | None = None,
         on_group_lost: LostHandler | None = None,
+        on_chat_migrated: MigratedHandler | None = None,
     ) -> None:
         self.bot = bot
         self.store = store
@@ -156,6 +158,7 @@ class Outbox:
         self.refs_ttl = refs_ttl
         self.on_private_lost = on_private_lost
         self.on_group_lost = on_group_lost
+        self.on_chat_migrated = on_chat_migrated
         self.stats = DeliveryStats()
         self._chats: dict[int, _Chat] = {}
         self._idle = asyncio.Event()
@@ -244,6 +247,8 @@ class Outbox:
                     await self._deliver(op)
                 except Forbidden as exc:
                     self._lost_chat(chat_id, chat, exc)
+                except ChatMigrated as exc:
+                    await self._chat_migrated(chat_id, chat, op, exc.new_chat_id)
                 except (BadRequest, RetryAfter, NetworkError, StorageError) as exc:
                     self.stats.failed += 1
                     self._error(exc)
@@ -296,6 +301,22 @@ class Outbox:
         if handler is not None:
             task = asyncio.get_running_loop().create_task(handler(chat_id), name=f"lost-{chat_id}")
             task.add_done_callback(_log_failure)
+
+    async def _chat_migrated(self, chat_id: int, chat: _Chat, op: Op, new_chat_id: int) -> None:
+        """The group was upgraded to a supergroup (400 with `migrate_to_chat_id`): the table moves with it
+        (`on_chat_migrated`), then this message and those queued behind it go to the new chat, in order."""
+        log.info(
+            "chat %s is now %s: its messages follow it", chat_id, new_chat_id, extra={"event": "migrated"}
+        )
+        if self.on_chat_migrated is not None:
+            try:
+                await self.on_chat_migrated(chat_id, new_chat_id)
+            except Exception:
+                log.exception("moving chat %s to %s failed", chat_id, new_chat_id)
+        pending = [op, *chat.queue]
+        chat.queue.clear()
+        for moved in pending:
+            self.put(replace(moved, chat_id=new_chat_id))
 
     # --- one message ------------------------------------------------------------------------------
 

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Final
 
 from bot.handlers import Handlers
-from bot.model import Command, Message, Sender
+from bot.model import ChatRef, Command, Message, Sender
 from bot.ops.activity import Activity, LocalActivity, RedisActivity
 from bot.ops.config import ConfigError, Platform, secrets_of, startup_settings
 from bot.ops.health import Health, HealthServer
@@ -231,6 +231,13 @@ class Runtime:
                             "duration_ms": round(seconds * 1000),
                         },
                     )
+
+    async def move_chat(self, old: ChatRef, new: ChatRef) -> tuple[str, ...] | None:
+        """A chat changed its platform id: its table follows (`Service.move_chat`). Raises `ShuttingDown`
+        when the process no longer takes updates."""
+        async with self.shutdown.update():
+            with log_context(table_id=old.key, chat_id=old.chat_id, platform=self.platform):
+                return await self.service.move_chat(old, new)
 
     async def tick_once(self) -> list[Message]:
         """Fire the due deadlines once and deliver what they cause; the timer loop calls this."""

@@ -316,6 +316,8 @@ class FakeTelegram:
                 raise FakeUsageError("the user has to start the bot first (user_starts_bot)")
         elif not chat.is_member(user):
             raise FakeUsageError(f"{user.full_name} is not a member of {chat.title!r}")
+        elif chat.migrated_to is not None:
+            raise FakeUsageError(f"{chat.title!r} was upgraded: people write in the supergroup")
         if not text.strip():
             raise FakeUsageError("Telegram apps do not send empty messages")
         target: FakeMessage | None
@@ -444,6 +446,33 @@ class FakeTelegram:
         old = chat.bot_status
         chat.bot_status = "kicked"
         self._my_chat_member(chat, actor, old, "kicked")
+
+    def upgrade_to_supergroup(self, chat: FakeChat, *, by: FakeUser | None = None) -> FakeChat:
+        """An admin upgrades a basic group to a supergroup (Telegram also does it when the group grows or
+        an admin turns on a supergroup-only setting): a new chat with a new id and the same people and
+        bot status; the old chat is deactivated and answers sends, deletions and member queries with 400
+        "group chat was upgraded to a supergroup chat" and `migrate_to_chat_id`. Both chats get their
+        service message, delivered whatever the privacy mode: `migrate_to_chat_id` in the old chat, then
+        `migrate_from_chat_id` in the new one. Returns the supergroup."""
+        if chat.type != "group" or chat.migrated_to is not None:
+            raise FakeUsageError("only a basic group that was not upgraded yet can be upgraded")
+        actor = self._group_admin(chat, by)
+        new = FakeChat(
+            id=self._world.new_chat_id(True),
+            type="supergroup",
+            title=chat.title,
+            members=dict(chat.members),
+            users=dict(chat.users),
+            bot_status=chat.bot_status,
+        )
+        self._world.chats[new.id] = new
+        chat.migrated_to = new.id
+        gone = self._world.add_message(chat, actor, service={"migrate_to_chat_id": new.id})
+        came = self._world.add_message(new, actor, service={"migrate_from_chat_id": chat.id})
+        if chat.bot_status in ACTIVE_STATUSES:
+            self._world.enqueue("message", gone.to_api())
+            self._world.enqueue("message", came.to_api())
+        return new
 
     # ----------------------------------------------------------------- what people see
 

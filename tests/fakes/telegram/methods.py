@@ -29,6 +29,8 @@ MAX_TEXT = 4096
 MAX_CAPTION = 1024
 MAX_CALLBACK_ANSWER = 200
 MAX_UPLOAD = 50 * 1024 * 1024
+DELETE_WINDOW = 48 * 3600
+"""Seconds after which a message can no longer be deleted (in groups and private chats alike)."""
 _QUERY_TOO_OLD = "query is too old and response timeout expired or query ID is invalid"
 _NOT_MODIFIED = (
     "message is not modified: specified new message content and reply markup are exactly the same "
@@ -143,16 +145,29 @@ class BotApi:
         return chat
 
     @staticmethod
-    def ensure_present(chat: FakeChat) -> None:
+    def ensure_active(chat: FakeChat) -> None:
+        """A basic group upgraded to a supergroup refuses what needs write access (sends, deletions,
+        member lists) with the id to use instead, as the Bot API server's `check_chat_access` does."""
+        if chat.migrated_to is not None:
+            raise ApiError(
+                400,
+                "Bad Request: group chat was upgraded to a supergroup chat",
+                {"migrate_to_chat_id": chat.migrated_to},
+            )
+
+    @classmethod
+    def ensure_present(cls, chat: FakeChat) -> None:
         """The bot must still be in a group to act in it."""
         if not chat.is_group:
             return
+        cls.ensure_active(chat)
         if chat.bot_status == "kicked":
             raise ApiError.forbidden(f"bot was kicked from the {chat.type} chat")
         if chat.bot_status not in ACTIVE_STATUSES:
             raise ApiError.forbidden(f"bot is not a member of the {chat.type} chat")
 
     def ensure_can_send(self, chat: FakeChat) -> None:
+        self.ensure_active(chat)
         if chat.user is not None:
             if chat.user.is_bot:
                 raise ApiError.forbidden("bot can't send messages to bots")
@@ -238,6 +253,10 @@ class BotApi:
         message_id = p.integer("message_id", error="message identifier is not specified")
         if message_id is None:
             raise ApiError.bad_request("message identifier is not specified")
+        if chat.migrated_to is not None:
+            # Edit access skips the server's upgrade check and goes to TDLib, which refuses the
+            # deactivated group's messages; the fake answers as for a message that cannot be edited.
+            raise ApiError.bad_request("message can't be edited")
         self.ensure_can_send(chat)
         message = self.world.find_message(chat, message_id)
         if message is None or message.deleted:
@@ -424,6 +443,9 @@ class BotApi:
             raise ApiError.bad_request("message to delete not found")
         if chat.is_group and not message.from_bot and chat.bot_status != "administrator":
             raise ApiError.bad_request("message can't be deleted")
+        if self.world.date() - message.date >= DELETE_WINDOW:
+            # Telegram's MESSAGE_DELETE_FORBIDDEN, as the Bot API server words it.
+            raise ApiError.bad_request("message can't be deleted")
         message.deleted = True
         self.world.changed.notify()
         return True
@@ -542,7 +564,8 @@ class BotApi:
 
     async def get_chat(self, p: Params) -> object:
         chat = self.chat(p)
-        self.ensure_present(chat)
+        if chat.migrated_to is None:  # read access: the server answers for a deactivated group too
+            self.ensure_present(chat)
         return {
             **chat.to_api(),
             "accent_color_id": 0,

@@ -60,6 +60,8 @@ class FakeChat:
     bot_status: str = "member"
     messages: list[FakeMessage] = field(default_factory=list)
     next_message_id: int = 1
+    migrated_to: int | None = None
+    """A basic group upgraded to a supergroup: the supergroup's id (the old chat is deactivated)."""
 
     @property
     def is_group(self) -> bool:
