@@ -49,7 +49,7 @@ from telegram.ext import (
 from adapters.telegram.clock import Clock, SystemClock
 from adapters.telegram.content import Content
 from adapters.telegram.dispatch import Answer, Dispatcher, Origin, escape_html
-from adapters.telegram.i18n import COMMAND_MENU, text_in
+from adapters.telegram.i18n import COMMAND_MENU, GROUP_TYPING, text_in
 from adapters.telegram.inbound import (
     ADMIN_COMMANDS,
     MENU_WORDS,
@@ -64,6 +64,7 @@ from adapters.telegram.outbox import Op, Outbox
 from adapters.telegram.reach import Reach, StartIntent, parse_start, start_link, start_payload
 from bot.commands import from_payload
 from bot.i18n import LANGUAGES, negotiate
+from bot.markup import escape
 from bot.model import ChatRef, Command, Message, UserRef
 from bot.ops.health import Health
 from bot.ops.logs import log_context
@@ -222,8 +223,15 @@ class TelegramAdapter:
         except ShuttingDown:
             log.info("stopping: %s not handled", command.name)
             return []
+        messages = [self._help_for_mode(m) if m.kind == "help" else m for m in messages]
         await self.dispatcher.dispatch(messages, origin)
         return messages
+
+    def _help_for_mode(self, message: Message) -> Message:
+        """The help, with what typing works in groups for this bot (privacy mode on or off)."""
+        reads_all = bool(self._app is not None and self._app.bot.can_read_all_group_messages)
+        note = text_in(message.language, GROUP_TYPING[reads_all])
+        return replace(message, text=f"{message.text}\n\n{escape(note)}")
 
     async def deliver(self, messages: list[Message]) -> None:
         """Send messages that no update caused (the turn timers')."""

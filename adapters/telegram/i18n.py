@@ -11,7 +11,7 @@ from typing import Final
 
 from bot.i18n import LANGUAGES, N_, translator
 
-__all__ = ["COMMAND_MENU", "text_in"]
+__all__ = ["COMMAND_MENU", "GROUP_TYPING", "text_in"]
 
 log = logging.getLogger("thousand.telegram.i18n")
 
@@ -58,3 +58,16 @@ NOTES: Final = (
     N_("You opened a table in «{group}». Your cards will come here."),
 )
 """Texts the adapter writes itself (listed so that catalog extraction finds them)."""
+
+GROUP_TYPING: Final = {
+    True: N_(
+        "In a group, /bid 120 and !bid 120 both work, and the buttons. In our private chat, bid 120 works "
+        "too."
+    ),
+    False: N_(
+        "In a group, type commands with a slash (/bid 120) or use the buttons: I see !bid 120 there only "
+        "as a reply to one of my messages. In our private chat, bid 120 and !bid 120 work too."
+    ),
+}
+"""What `/help` adds about typing in groups, by whether the bot reads every group message (privacy mode
+off, `getMe`'s `can_read_all_group_messages`) or only commands, replies and mentions (privacy mode on)."""

@@ -77,7 +77,8 @@ class FakeTelegram:
         webhook_policy / webhook_poster: retry bounds for webhook delivery, and a replacement for
             the HTTP POST (mainly for tests of the fake itself).
         clock: monotonic clock used by flood control and callback expiry (injectable).
-        wall_clock: source of message dates.
+        wall_clock: source of message dates, and of the 48 hours after which deleteMessage refuses a
+            message (pass a clock the test can move to age messages).
     """
 
     def __init__(
