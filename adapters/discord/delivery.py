@@ -543,14 +543,16 @@ class Outbox:
     # --- webhooks (interaction tokens) --------------------------------------------------------------
 
     def _webhook(self, token: str) -> discord.Webhook:
-        """The interaction webhook of `token` (as `Interaction.followup` builds it), usable by any process."""
+        """The interaction webhook of `token` (Discord's application webhook: id the application's, token the
+        interaction's), usable by any process for 15 minutes: `Webhook.partial` with the client (its HTTP
+        session and state, so views with buttons work), typed as an application webhook (which allows
+        ephemeral messages)."""
         app_id = self.client.application_id
         if app_id is None:
             raise RuntimeError("the client has no application id yet")
-        return discord.Webhook.from_state(
-            {"id": app_id, "type": 3, "token": token},
-            self.client._connection,
-        )
+        hook = discord.Webhook.partial(app_id, token, client=self.client)
+        hook.type = discord.WebhookType.application
+        return hook
 
     async def _webhook_edit(self, token: str, message_id: int, body: Body) -> bool:
         try:

@@ -34,7 +34,7 @@ class Reply:
         self.kind = kind
         self.started = time.monotonic()
         self.thinking = False
-        """A "thinking" deferral is showing: the next followup replaces it."""
+        """A "thinking" deferral is showing: the next answer edits it (the original response) into itself."""
         self.answered = False
         """Something was shown to the user (beyond an empty deferral)."""
         self._lock = asyncio.Lock()
@@ -98,7 +98,17 @@ class Reply:
                     ephemeral=True,
                 )
                 return response.message_id
-            self.thinking = False
+            if self.thinking:
+                # The "thinking" message is the original response: it becomes the answer (a followup would
+                # replace it only through Discord's deprecated backwards-compatible behaviour).
+                self.thinking = False
+                edited = await self.interaction.edit_original_response(
+                    content=body.content,
+                    embeds=body.embeds,
+                    attachments=files or MISSING,
+                    view=view,
+                )
+                return edited.id
             message = await self.interaction.followup.send(
                 body.content or MISSING,
                 embeds=body.embeds or MISSING,
@@ -157,5 +167,5 @@ class Reply:
                 return
             if self.thinking:
                 self.thinking = False
-                await self.interaction.followup.send(fallback, ephemeral=True)
+                await self.interaction.edit_original_response(content=fallback)
                 self.answered = True

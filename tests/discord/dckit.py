@@ -502,6 +502,9 @@ def assert_interactions_answered(fake: FakeDiscord, deadline: float = 3.0) -> in
         assert not it.errors, f"interaction {it.id} got errors {it.error_codes}"
         if it.original is not None and it.owns_original:
             assert not it.original.loading, f"interaction {it.id} left a 'thinking' message"
+        # After a "thinking" deferral, Discord documents a followup that replaces the loading message as
+        # deprecated backwards compatibility: the answer must edit the original response.
+        assert not it.followup_replaced_loading, f"interaction {it.id} answered its deferral with a followup"
     return len(fake.interactions)
 
 
