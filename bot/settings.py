@@ -43,6 +43,12 @@ class Settings(BaseSettings):
     finished_ttl: float = Field(24 * 3600, gt=0)
     lobby_idle_seconds: float = Field(15 * 60, gt=0, description="An idle lobby closes after this.")
     settings_ttl: float = Field(365 * 24 * 3600, gt=0, description="Chat settings and user preferences.")
+    stats_ttl: float = Field(
+        365 * 24 * 3600, gt=0, description="Statistics and ratings are kept this long after the last game."
+    )
+    rating_board_max: int = Field(
+        100_000, ge=1, description="Members kept per rating board; past it the least recently rated go."
+    )
 
     # Service behaviour
     table_updates: str = Field(

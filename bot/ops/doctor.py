@@ -305,6 +305,7 @@ def evaluate(
     cluster_configured: bool,
     prefix: str = "thousand",
     untagged_keys: Sequence[str] = (),
+    immortal_keys: Sequence[str] = (),
 ) -> list[Finding]:
     """The findings for a deployment: each node's, then cluster and key layout ones."""
     findings: list[Finding] = []
@@ -343,6 +344,17 @@ def evaluate(
                 "keys",
                 f"keys under {prefix}: without a hash tag ({sample}): not written by this version's "
                 "layout; in a cluster no script can use them together",
+            )
+        )
+    if immortal_keys:
+        sample = ", ".join(immortal_keys[:3])
+        findings.append(
+            Finding(
+                Level.WARN,
+                "lifetimes",
+                f"{len(immortal_keys)} sampled key(s) under {prefix}: never expire ({sample}): every key "
+                "that grows with games or users should (docs/OPERATIONS.md, 'Keys and their lifetimes'); "
+                "left by an older version or another program, they stay until deleted",
             )
         )
     return findings
@@ -405,6 +417,27 @@ def _untagged(client: redis.Redis, prefix: str, scan_limit: int = 5) -> list[str
     return found
 
 
+_GLOBAL_KINDS: Final = frozenset({"due", "token"})
+"""Kinds of key that exist once per deployment and need no expiry (the deadline index)."""
+
+
+def _immortal(client: redis.Redis, prefix: str, scan_limit: int = 5, sample: int = 500) -> list[str]:
+    """Keys under the prefix without a TTL, among a bounded sample (the global deadline index aside)."""
+    seen: list[str] = []
+    cursor: int = 0
+    for _ in range(scan_limit):
+        cursor, keys = client.scan(cursor=cursor, match=f"{prefix}:*", count=1000)
+        seen.extend(str(k) for k in keys)
+        if cursor == 0 or len(seen) >= sample:
+            break
+    found = []
+    for key in seen[:sample]:
+        kind = key.split("}:", 1)[1].split(":", 1)[0] if "}:" in key else ""
+        if kind not in _GLOBAL_KINDS and int(_call(client, "PTTL", key)) == -1:
+            found.append(key)
+    return found
+
+
 def _facts(client: redis.Redis, address: str, prefix: str) -> NodeFacts:
     info = _info(client)
     per_table, tables = _sample_tables(client, prefix)
@@ -460,6 +493,7 @@ def run_doctor(
         enabled = _int(info, "cluster_enabled") == 1
         nodes: list[NodeFacts] = []
         untagged: list[str] = []
+        immortal: list[str] = []
         if enabled:
             connection = client.connection_pool.connection_kwargs
             for host, port in _masters(client):
@@ -468,15 +502,18 @@ def run_doctor(
                 clients.append(node)
                 nodes.append(_facts(node, f"{host}:{port}", prefix))
                 untagged.extend(_untagged(node, prefix))
+                immortal.extend(_immortal(node, prefix))
         else:
             nodes.append(_facts(client, shown, prefix))
             untagged = _untagged(client, prefix)
+            immortal = _immortal(client, prefix)
         report.findings = evaluate(
             nodes,
             cluster_enabled=enabled,
             cluster_configured=cluster,
             prefix=prefix,
             untagged_keys=untagged,
+            immortal_keys=immortal,
         )
         return report
     except (rx.RedisError, OSError) as exc:

@@ -40,9 +40,9 @@ from bot.ops.metrics import Metrics
 from bot.ops.shutdown import GracefulShutdown, ShutdownReport, ShuttingDown
 from bot.service import Service
 from bot.settings import Settings
-from bot.storage import MemoryStore, RedisStore, Store
+from bot.storage import MemoryStore, RedisStore, Retention, Store
 
-__all__ = ["Deliver", "Runtime", "ShuttingDown", "open_store", "outcome_of", "prepare"]
+__all__ = ["Deliver", "Runtime", "ShuttingDown", "open_store", "outcome_of", "prepare", "retention_of"]
 
 log = logging.getLogger("thousand.runtime")
 
@@ -72,14 +72,28 @@ def prepare(platform: Platform | None, env_file: Path | str | None = ".env") -> 
     return settings
 
 
+def retention_of(settings: Settings) -> Retention:
+    """How long user indexes, statistics and boards live. A user's index outlives two idle game TTLs
+    after a join (a game's save extends it when needed, see `Retention`)."""
+    return Retention(
+        user_index_seconds=2 * settings.game_ttl,
+        stats_seconds=settings.stats_ttl,
+        board_max=settings.rating_board_max,
+    )
+
+
 def open_store(settings: Settings) -> Store:
     """Redis when REDIS_URL is set, else the memory store (one process; games end with it)."""
+    retention = retention_of(settings)
     if settings.redis_url:
         return RedisStore.from_url(
-            settings.redis_url, prefix=settings.redis_prefix, cluster=settings.redis_cluster
+            settings.redis_url,
+            prefix=settings.redis_prefix,
+            cluster=settings.redis_cluster,
+            retention=retention,
         )
     log.warning("REDIS_URL is not set: games are kept in memory and lost when this process stops")
-    return MemoryStore()
+    return MemoryStore(retention=retention)
 
 
 def outcome_of(messages: list[Message], seen: Probe) -> str:

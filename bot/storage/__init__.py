@@ -2,8 +2,10 @@
 local play. See `base.Store` for the contract and `keys` for the Redis key layout."""
 
 from bot.storage.base import (
+    DEFAULT_RETENTION,
     DEFAULT_STREAM_MAXLEN,
     Deadline,
+    Retention,
     SendBucket,
     StorageError,
     StorageUnavailable,
@@ -17,11 +19,13 @@ from bot.storage.memory import MemoryStore
 from bot.storage.redis_store import RedisStore
 
 __all__ = [
+    "DEFAULT_RETENTION",
     "DEFAULT_STREAM_MAXLEN",
     "Deadline",
     "KeyLayout",
     "MemoryStore",
     "RedisStore",
+    "Retention",
     "RoundTripCounter",
     "SendBucket",
     "StorageError",

@@ -18,8 +18,10 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 __all__ = [
+    "DEFAULT_RETENTION",
     "DEFAULT_STREAM_MAXLEN",
     "Deadline",
+    "Retention",
     "SendBucket",
     "StorageError",
     "StorageUnavailable",
@@ -30,6 +32,35 @@ __all__ = [
 
 DEFAULT_STREAM_MAXLEN = 1000
 """Events kept per table stream (Redis trims approximately, to at least this many)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Retention:
+    """How long what grows with users lives (tables carry their own TTL in each `save`).
+
+    - `user_index_seconds`: a user's table index lives at least this long after they join a table, and
+      is extended whenever a table listing them would outlive it (then to twice that table's TTL, or
+      this, whichever is longer). So it never expires under a live table, and goes within this time
+      once every table listing the user is gone. Dead table ids are pruned whenever it is read.
+    - `stats_seconds`: a statistics hash lives this long after its last addition, a rating board this
+      long after its last rating, and a member not rated for this long leaves the board (None: forever).
+    - `board_max`: members kept per rating board; past it, the least recently rated go (None: no cap).
+    """
+
+    user_index_seconds: float = 14 * 24 * 3600.0
+    stats_seconds: float | None = 365 * 24 * 3600.0
+    board_max: int | None = 100_000
+
+    def __post_init__(self) -> None:
+        if self.user_index_seconds <= 0:
+            raise ValueError("user_index_seconds must be positive")
+        if self.stats_seconds is not None and self.stats_seconds <= 0:
+            raise ValueError("stats_seconds must be positive (or None)")
+        if self.board_max is not None and self.board_max < 1:
+            raise ValueError("board_max must be at least 1 (or None)")
+
+
+DEFAULT_RETENTION = Retention()
 
 
 class StorageError(Exception):
@@ -90,16 +121,21 @@ class SendBucket:
 
 
 def check_id(kind: str, value: str) -> None:
-    """Refuse ids that cannot be hash-tagged (an empty `{}` tag hashes the whole key)."""
+    """Refuse ids that cannot be hash-tagged (an empty `{}` tag hashes the whole key) or listed (a table
+    keeps its users' keys one per line)."""
     if not value:
         raise ValueError(f"empty {kind}")
+    if "\n" in value:
+        raise ValueError(f"a line break in a {kind}")
 
 
 class Store(abc.ABC):
     """What the service may ask of storage. Implementations: `RedisStore`, `MemoryStore`.
 
-    Round trips (Redis, common case): `load` 1, `save` 1 (standalone Redis: always 1; cluster mode: 1 when
-    no user index or deadline changes and the chat key tags the same slot as the table id, else 2),
+    Round trips (Redis, common case): `load` 1, `save` 1 (standalone Redis: 1, or 2 when the table's
+    new expiry passes its users' index horizon, about once per `Retention.user_index_seconds / 2` of a
+    long game; cluster mode: 1 when no user index or deadline changes and the chat key tags the same
+    slot as the table id, else 2),
     `claim_due` 1, `acquire_sends` 1, `delete` 1 (cluster: up to 3), `tables_for_user` 2, the rest 1.
     """
 
@@ -198,7 +234,9 @@ class Store(abc.ABC):
         """Live tables whose saves listed this user as added and not since removed.
 
         The index is a hint: a table id is reused per chat, so the service checks the seat in the document.
-        Tables that expired or were deleted without listing the user are filtered out.
+        Tables that expired or were deleted without listing the user are filtered out, and pruned from
+        the index. The index itself expires once no table listing the user can still be alive (see
+        `Retention.user_index_seconds`).
         """
 
     # --- deadlines ----------------------------------------------------------------------------------
@@ -231,7 +269,8 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     async def add_stats(self, scope_key: str, fields: Mapping[str, float]) -> None:
-        """Add each value to its counter in the scope (a user, a chat, a user within a chat...)."""
+        """Add each value to its counter in the scope (a user, a chat, a user within a chat...). The scope
+        lives `Retention.stats_seconds` after its last addition."""
 
     @abc.abstractmethod
     async def get_stats(self, scope_key: str) -> dict[str, float]:
@@ -239,7 +278,8 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     async def set_rating(self, board_key: str, member: str, rating: float) -> None:
-        """Put the member on the board with this rating."""
+        """Put the member on the board with this rating. The board keeps members rated within
+        `Retention.stats_seconds`, at most `Retention.board_max` of them (the least recently rated go)."""
 
     @abc.abstractmethod
     async def get_rating(self, board_key: str, member: str) -> float | None:

@@ -2,15 +2,19 @@
 
 Every key is `<prefix>:{<tag>}:<kind>` so that Redis Cluster places keys sharing a tag in one hash slot:
 
-    <prefix>:{<table_id>}:table      hash: v (version), d (document), w (id of the write that made v)
+    <prefix>:{<table_id>}:table      hash: v (version), d (document), w (id of the write that made v),
+                                     u (user keys it lists), x (until when their indexes live)
     <prefix>:{<table_id>}:stream     stream of the table's events, field `e`, trimmed MAXLEN ~
     <prefix>:{<chat_key>}:chat       string: the chat's live table id, same TTL as the table
     <prefix>:{<table_id>}:moved      string: the id `move_table` moved the table to (for old buttons)
-    <prefix>:{<user_key>}:user       set of table ids the user sits at (a hint, no TTL)
+    <prefix>:{<user_key>}:user       set of table ids the user sits at (a hint; expires when no listed table
+                                     can need it any more, dead ids pruned on read)
     <prefix>:{deadlines}:due         zset: table id -> deadline (POSIX seconds)
     <prefix>:{deadlines}:token       hash: table id -> token of that deadline
     <prefix>:{<scope_key>}:stats     hash: counter -> float
-    <prefix>:{<board_key>}:board     zset: member -> rating
+    <prefix>:{<board_key>}:board     zset: member -> rating (bounded, expires, see `Retention`)
+    <prefix>:{<board_key>}:seen      zset: member -> when last rated (server µs), for the board's bounds
+    <prefix>:{<scope_key>}:refs      hash: name -> platform message reference (expires after its last change)
     <prefix>:{sends}:log:<bucket>    zset: one entry per recorded send (sliding window log)
     <prefix>:{sends}:hold:<bucket>   string: POSIX time until which the bucket refuses sends
 
@@ -66,6 +70,9 @@ class KeyLayout:
 
     def board(self, board_key: str) -> str:
         return self._tagged(board_key, "board")
+
+    def board_seen(self, board_key: str) -> str:
+        return self._tagged(board_key, "seen")
 
     def refs(self, scope_key: str) -> str:
         return self._tagged(scope_key, "refs")

@@ -2,7 +2,9 @@
 Redis store is tested against (the same contract suite runs on both).
 
 Every method runs to completion without awaiting, so on one event loop each call is atomic, just as a
-Lua script is on Redis. Expiry is lazy and follows an injectable clock, so tests can move time.
+Lua script is on Redis. Expiry follows an injectable clock, so tests can move time: what a read finds
+expired is dropped then, and a sweep at most once a minute (run by writes) drops everything expired, so a
+long-running local process holds only what is alive, like Redis.
 """
 
 from __future__ import annotations
@@ -13,8 +15,10 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bot.storage.base import (
+    DEFAULT_RETENTION,
     DEFAULT_STREAM_MAXLEN,
     Deadline,
+    Retention,
     SendBucket,
     Store,
     StoredTable,
@@ -40,21 +44,39 @@ class _ChatEntry:
     expires_at: float
 
 
+@dataclass(slots=True)
+class _Board:
+    ratings: dict[str, float] = field(default_factory=dict)
+    seen: dict[str, float] = field(default_factory=dict)
+    expires_at: float = float("inf")
+
+
+SWEEP_SECONDS = 60.0
+"""How often (by the store's clock) a write sweeps out everything expired."""
+
+
 class MemoryStore(Store):
     """`Store` kept in dictionaries. Not shared between processes; not persistent."""
 
     def __init__(
-        self, *, clock: Callable[[], float] = time.time, stream_maxlen: int = DEFAULT_STREAM_MAXLEN
+        self,
+        *,
+        clock: Callable[[], float] = time.time,
+        stream_maxlen: int = DEFAULT_STREAM_MAXLEN,
+        retention: Retention = DEFAULT_RETENTION,
     ) -> None:
         self._clock = clock
         self._stream_maxlen = stream_maxlen
+        self._retention = retention
+        self._next_sweep = clock() + SWEEP_SECONDS
         self._tables: dict[str, _Table] = {}
         self._chats: dict[str, _ChatEntry] = {}
         self._users: dict[str, set[str]] = {}
         self._deadlines: dict[str, Deadline] = {}
-        self._stats: dict[str, dict[str, float]] = {}
-        self._boards: dict[str, dict[str, float]] = {}
+        self._stats: dict[str, tuple[float, dict[str, float]]] = {}
+        self._boards: dict[str, _Board] = {}
         self._sends: dict[str, list[float]] = {}
+        self._windows: dict[str, float] = {}
         self._holds: dict[str, float] = {}
         self._refs: dict[str, tuple[float, dict[str, str]]] = {}
         self._moved: dict[str, _ChatEntry] = {}
@@ -70,6 +92,34 @@ class MemoryStore(Store):
             del self._tables[table_id]
             return None
         return table
+
+    def _sweep(self) -> None:
+        """Drop everything expired (tables, chat entries, dead ids in user indexes, statistics, boards,
+        references, send logs and holds), at most once per `SWEEP_SECONDS`."""
+        now = self._clock()
+        if now < self._next_sweep:
+            return
+        self._next_sweep = now + SWEEP_SECONDS
+        for table_id in [t for t, table in self._tables.items() if table.expires_at <= now]:
+            del self._tables[table_id]
+        for chat in [c for c, entry in self._chats.items() if entry.expires_at <= now]:
+            del self._chats[chat]
+        for user, tables in list(self._users.items()):
+            tables.intersection_update(self._tables)
+            if not tables:
+                del self._users[user]
+        for scope in [k for k, (expires_at, _) in self._stats.items() if expires_at <= now]:
+            del self._stats[scope]
+        for board in [k for k, b in self._boards.items() if b.expires_at <= now]:
+            del self._boards[board]
+        for scope in [k for k, (expires_at, _) in self._refs.items() if expires_at <= now]:
+            del self._refs[scope]
+        for key, log in list(self._sends.items()):
+            if not log or log[-1] <= now - self._windows.get(key, 0.0):
+                del self._sends[key]
+                self._windows.pop(key, None)
+        for key in [k for k, until in self._holds.items() if until <= now]:
+            del self._holds[key]
 
     def _chat(self, chat_key: str) -> _ChatEntry | None:
         entry = self._chats.get(chat_key)
@@ -104,6 +154,7 @@ class MemoryStore(Store):
             raise ValueError("ttl_seconds must be positive")
         if deadline is not None and drop_deadline:
             raise ValueError("give a deadline or drop it, not both")
+        self._sweep()
         table = self._live(table_id)
         actual = 0 if table is None else table.version
         if actual != expected_version:
@@ -224,7 +275,13 @@ class MemoryStore(Store):
 
     async def tables_for_user(self, user_key: str) -> set[str]:
         check_id("user key", user_key)
-        return {t for t in self._users.get(user_key, ()) if self._live(t) is not None}
+        tables = self._users.get(user_key)
+        if tables is None:
+            return set()
+        tables.difference_update([t for t in tables if self._live(t) is None])
+        if not tables:
+            del self._users[user_key]
+        return set(tables)
 
     # --- deadlines ----------------------------------------------------------------------------------
 
@@ -263,25 +320,57 @@ class MemoryStore(Store):
         check_id("stats scope", scope_key)
         if not fields:
             return
-        counters = self._stats.setdefault(scope_key, {})
+        self._sweep()
+        counters = self._live_stats(scope_key)
         for name, value in fields.items():
             counters[name] = counters.get(name, 0.0) + float(value)
+        ttl = self._retention.stats_seconds
+        self._stats[scope_key] = (float("inf") if ttl is None else self._clock() + ttl, counters)
+
+    def _live_stats(self, scope_key: str) -> dict[str, float]:
+        entry = self._stats.get(scope_key)
+        if entry is None or entry[0] <= self._clock():
+            self._stats.pop(scope_key, None)
+            return {}
+        return entry[1]
 
     async def get_stats(self, scope_key: str) -> dict[str, float]:
-        return dict(self._stats.get(scope_key, {}))
+        return dict(self._live_stats(scope_key))
+
+    def _board(self, board_key: str) -> _Board | None:
+        board = self._boards.get(board_key)
+        if board is not None and board.expires_at <= self._clock():
+            del self._boards[board_key]
+            return None
+        return board
 
     async def set_rating(self, board_key: str, member: str, rating: float) -> None:
         check_id("board key", board_key)
-        self._boards.setdefault(board_key, {})[member] = float(rating)
+        self._sweep()
+        now = self._clock()
+        board = self._board(board_key) or self._boards.setdefault(board_key, _Board())
+        board.ratings[member] = float(rating)
+        board.seen.pop(member, None)
+        board.seen[member] = now  # insertion order: least recently rated first
+        ttl, cap = self._retention.stats_seconds, self._retention.board_max
+        gone = [m for m, at in board.seen.items() if ttl is not None and at < now - ttl]
+        if cap is not None:
+            gone += list(board.seen)[len(gone) : len(gone) + max(0, len(board.ratings) - len(gone) - cap)]
+        for m in gone:
+            board.ratings.pop(m, None)
+            board.seen.pop(m, None)
+        board.expires_at = float("inf") if ttl is None else now + ttl
 
     async def get_rating(self, board_key: str, member: str) -> float | None:
-        return self._boards.get(board_key, {}).get(member)
+        board = self._board(board_key)
+        return None if board is None else board.ratings.get(member)
 
     async def top(self, board_key: str, n: int) -> list[tuple[str, float]]:
         if n <= 0:
             return []
-        board = self._boards.get(board_key, {})
-        ranked = sorted(board.items(), key=lambda item: (item[1], item[0].encode()), reverse=True)
+        board = self._board(board_key)
+        ratings = {} if board is None else board.ratings
+        ranked = sorted(ratings.items(), key=lambda item: (item[1], item[0].encode()), reverse=True)
         return ranked[:n]
 
     # --- platform message references -------------------------------------------------------------
@@ -299,6 +388,7 @@ class MemoryStore(Store):
 
     async def set_ref(self, scope_key: str, name: str, value: str, *, ttl_seconds: float) -> str | None:
         check_id("refs scope", scope_key)
+        self._sweep()
         refs = self._live_refs(scope_key)
         previous = refs.get(name)
         refs[name] = value
@@ -314,6 +404,7 @@ class MemoryStore(Store):
     async def acquire_sends(self, buckets: Sequence[SendBucket], now: float | None = None) -> float:
         at = self._now(now)
         checked = bucket_list(buckets)
+        self._sweep()
         wait = 0.0
         for bucket in checked:
             hold = self._holds.get(bucket.key)
@@ -331,6 +422,7 @@ class MemoryStore(Store):
         for bucket in checked:
             self._sends[bucket.key].append(at)
             self._sends[bucket.key].sort()
+            self._windows[bucket.key] = max(self._windows.get(bucket.key, 0.0), bucket.window)
         return 0.0
 
     async def hold_sends(self, bucket_key: str, seconds: float, now: float | None = None) -> None:

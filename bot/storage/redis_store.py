@@ -5,7 +5,11 @@ e.g. after a Redis restart), so a save costs one round trip and no lock or WATCH
 the service talks to a chat platform.
 
 Standalone Redis (`cluster_safe=False`, the default): a save's script writes the document, version, TTL,
-stream entry, chat index, user indexes and deadline together; always 1 round trip.
+stream entry, chat index, user indexes and deadline together; 1 round trip. The table also remembers
+which users it lists and until when their indexes live; when a save makes the table outlive that
+horizon (a lobby becoming a game, a game going on for days), the reply names those users and one more
+pipelined round trip extends their indexes (`extend.lua`), so an index never expires under a live table
+and never outlives its tables by more than `Retention.user_index_seconds`.
 
 Redis Cluster (`cluster_safe=True`): a script may only touch keys of one hash slot. The save script then
 writes table, stream and, when the chat key tags the same slot (the service uses the chat key as the
@@ -36,8 +40,10 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff
 
 from bot.storage.base import (
+    DEFAULT_RETENTION,
     DEFAULT_STREAM_MAXLEN,
     Deadline,
+    Retention,
     SendBucket,
     StorageUnavailable,
     Store,
@@ -58,6 +64,7 @@ _UNAVAILABLE: Final = (
     rx.ClusterDownError,  # includes MasterDownError
     rx.TryAgainError,
     rx.RedisClusterException,  # "cannot be connected", slot not covered
+    rx.OutOfMemoryError,  # maxmemory reached with noeviction: writes refused until there is room
     OSError,
 )
 
@@ -84,6 +91,8 @@ _STATS = _Script.named("stats")
 _SET_REF = _Script.named("set_ref")
 _CHAT_UNLINK = _Script.named("chat_unlink")
 _MOVE = _Script.named("move")
+_EXTEND = _Script.named("extend")
+_RATING = _Script.named("rating")
 
 
 def _num(value: float) -> str:
@@ -101,6 +110,12 @@ def _guard() -> Iterator[None]:
         yield
     except _UNAVAILABLE as exc:
         raise StorageUnavailable(f"redis unavailable: {exc}") from exc
+    except rx.ResponseError as exc:
+        # At maxmemory with noeviction, a script's first write fails and the script stops there, so
+        # nothing of it was applied: the same as Redis being away until keys expire and make room.
+        if "OOM command not allowed" in str(exc):
+            raise StorageUnavailable(f"redis full: {exc}") from exc
+        raise
 
 
 class RedisStore(Store):
@@ -115,15 +130,18 @@ class RedisStore(Store):
         stream_maxlen: int = DEFAULT_STREAM_MAXLEN,
         counter: RoundTripCounter | None = None,
         max_in_flight: int = 64,
+        retention: Retention = DEFAULT_RETENTION,
     ) -> None:
         """`client` must decode responses (`decode_responses=True`). `cluster_safe`: keep every script call
         within one hash slot (required with a `RedisCluster` client; works on a standalone server too).
         `counter` is the one the client's connections increment (see `from_url`); without it `round_trips`
-        stays 0. `max_in_flight` bounds concurrent requests through a cluster client."""
+        stays 0. `max_in_flight` bounds concurrent requests through a cluster client. `retention`: how
+        long user indexes, statistics and rating boards live (see `Retention`)."""
         self._r = client
         self.keys = KeyLayout(prefix)
         self._cluster = cluster_safe
         self._stream_maxlen = stream_maxlen
+        self._retention = retention
         self._counter = counter or RoundTripCounter()
         # redis-py's asyncio RedisCluster breaks connections when its first commands run concurrently
         # with its lazy topology discovery (seen with redis-py 8.1), so discover once, before any use;
@@ -149,6 +167,7 @@ class RedisStore(Store):
         health_check_interval: int = 15,
         max_connections: int = 64,
         pool_timeout: float = 5.0,
+        retention: Retention = DEFAULT_RETENTION,
     ) -> RedisStore:
         """A store on `url`; `cluster=True` for a Redis Cluster (then `cluster_safe` defaults to True).
 
@@ -189,6 +208,7 @@ class RedisStore(Store):
             stream_maxlen=stream_maxlen,
             counter=counter,
             max_in_flight=max_connections,
+            retention=retention,
         )
 
     @property
@@ -287,10 +307,10 @@ class RedisStore(Store):
         if rest_inline and (deadline is not None or drop_deadline):
             mode = "set" if deadline is not None else "drop"
             keys += [k.deadlines(), k.deadline_tokens()]
-        added = list(users_added) if rest_inline else []
-        removed = list(users_removed) if rest_inline else []
-        keys += [k.user(u) for u in added] + [k.user(u) for u in removed]
-        args = [
+        added, removed = list(users_added), list(users_removed)
+        if rest_inline:
+            keys += [k.user(u) for u in added] + [k.user(u) for u in removed]
+        args: list[Any] = [
             expected_version,
             document,
             uuid.uuid4().hex,
@@ -305,11 +325,20 @@ class RedisStore(Store):
             deadline.token if deadline is not None else "",
             len(added),
             len(removed),
+            _ms(self._retention.user_index_seconds),
+            "1" if rest_inline else "0",
+            *added,
+            *removed,
         ]
-        ok, version = await self._script(_SAVE, keys, args)
+        ok, version, *kept = await self._script(_SAVE, keys, args)
         if not int(ok):
             raise VersionConflict(table_id, expected_version, int(version))
         follow_up: list[list[Any]] = []
+        if len(kept) > 1:
+            # Users whose index must outlive the table (they joined, or the table outlived their
+            # horizon): listed again and kept until the horizon, each in its own slot.
+            horizon, users = kept[0], kept[1:]
+            follow_up += [["EVAL", _EXTEND.source, 1, k.user(u), table_id, horizon] for u in users]
         if chat_key is not None and not chat_inline:
             follow_up.append(["SET", k.chat(chat_key), table_id, "PX", ttl])
         if not rest_inline:
@@ -319,7 +348,6 @@ class RedisStore(Store):
             elif drop_deadline:
                 follow_up.append(["ZREM", k.deadlines(), table_id])
                 follow_up.append(["HDEL", k.deadline_tokens(), table_id])
-            follow_up += [["SADD", k.user(u), table_id] for u in users_added]
             follow_up += [["SREM", k.user(u), table_id] for u in users_removed]
         if follow_up:
             await self._pipeline(follow_up)
@@ -415,6 +443,8 @@ class RedisStore(Store):
             len(user_keys) if not self._cluster else 0,
             len(events),
             *events,
+            len(user_keys),
+            *user_keys,
         ]
         deadline_keys = [k.deadlines(), k.deadline_tokens()]
         if not self._cluster:
@@ -439,8 +469,12 @@ class RedisStore(Store):
                 self._moved_or_raise(old_id, new_id, expected_version, out)
             await self._script(_MOVE, deadline_keys, ["rest", *args])
             follow_up: list[list[Any]] = []
+            ttl = _ms(ttl_seconds)
             for user in user_keys:
-                follow_up += [["SREM", k.user(user), old_id], ["SADD", k.user(user), new_id]]
+                follow_up += [
+                    ["SREM", k.user(user), old_id],
+                    ["EVAL", _EXTEND.source, 1, k.user(user), new_id, ttl, "in"],
+                ]
             if follow_up:
                 await self._pipeline(follow_up)
         if chat_keys is not None and not chats_inline:
@@ -482,7 +516,12 @@ class RedisStore(Store):
             return set()
         # Table keys live in other slots: check them in one pipeline (fanned out per node in a cluster).
         exists = await self._pipeline([["EXISTS", self.keys.table(t)] for t in members])
-        return {t for t, alive in zip(members, exists, strict=True) if int(alive)}
+        alive = {t for t, found in zip(members, exists, strict=True) if int(found)}
+        dead = [t for t in members if t not in alive]
+        if dead:
+            # Expired or deleted tables leave the index here (the last one out removes the key).
+            await self._call("SREM", self.keys.user(user_key), *dead)
+        return alive
 
     # --- deadlines ----------------------------------------------------------------------------------
 
@@ -521,7 +560,8 @@ class RedisStore(Store):
         check_id("stats scope", scope_key)
         if not fields:
             return
-        args: list[str] = []
+        ttl = self._retention.stats_seconds
+        args: list[str] = ["" if ttl is None else str(_ms(ttl))]
         for name, value in fields.items():
             args += [name, _num(value)]
         await self._script(_STATS, [self.keys.stats(scope_key)], args)
@@ -533,7 +573,10 @@ class RedisStore(Store):
 
     async def set_rating(self, board_key: str, member: str, rating: float) -> None:
         check_id("board key", board_key)
-        await self._call("ZADD", self.keys.board(board_key), _num(rating), member)
+        ttl, cap = self._retention.stats_seconds, self._retention.board_max
+        keys = [self.keys.board(board_key), self.keys.board_seen(board_key)]
+        args = [member, _num(rating), "" if ttl is None else _ms(ttl), "" if cap is None else cap]
+        await self._script(_RATING, keys, args)
 
     async def get_rating(self, board_key: str, member: str) -> float | None:
         check_id("board key", board_key)

@@ -64,6 +64,9 @@ def test_redis_conf_keeps_every_game() -> None:
     assert conf["appendonly"] == "yes"
     assert conf["appendfsync"] == "everysec"
     assert conf["maxmemory-policy"] == "noeviction"
+    # The reason (every key expires, so volatile-* would evict live games) points at the key inventory.
+    assert "Keys and their lifetimes" in (DEPLOY / "redis.conf").read_text()
+    assert "### Keys and their lifetimes" in (ROOT / "docs" / "OPERATIONS.md").read_text()
     assert conf["dir"] == "/data"
     assert re.fullmatch(r"\d+[mg]b", conf["maxmemory"])
 

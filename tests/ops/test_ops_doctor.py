@@ -114,6 +114,23 @@ def test_untagged_keys_under_the_prefix_are_reported(redis_factory: Factory) -> 
     assert "other-app" not in report.to_text()
 
 
+def test_keys_that_never_expire_are_reported(redis_factory: Factory) -> None:
+    server = redis_factory(appendonly=True, extra_args=SAFE)
+    with redis.Redis.from_url(server.url) as client:
+        client.sadd("thousand:{tg:1}:user", "tg:-5")  # an index from before user indexes expired
+        client.set("thousand:{tg:-5}:table", "x", ex=60)
+        client.zadd("thousand:{deadlines}:due", {"tg:-5": 1.0})  # global: needs no expiry
+        client.set("other-app:key", "x")
+    report = run_doctor(server.url)
+    assert report.exit_code == 0  # a warning: nothing is lost, something grows
+    assert levels(report.findings)["lifetimes"] is Level.WARN
+    text = message(report.findings, "lifetimes")
+    assert "1 sampled key(s)" in text and "thousand:{tg:1}:user" in text
+    with redis.Redis.from_url(server.url) as client:
+        client.expire("thousand:{tg:1}:user", 60)
+    assert "lifetimes" not in levels(run_doctor(server.url).findings)
+
+
 def test_password_is_never_printed_and_a_wrong_one_is_exit_2(redis_factory: Factory) -> None:
     server = redis_factory(appendonly=True, extra_args=SAFE)
     with redis.Redis.from_url(server.url) as client:  # (the fixture's start-up ping needs no password)

@@ -16,9 +16,11 @@ import pytest
 from redis_server import LocalRedisCluster
 
 from bot.storage import (
+    DEFAULT_RETENTION,
     Deadline,
     MemoryStore,
     RedisStore,
+    Retention,
     SendBucket,
     Store,
     VersionConflict,
@@ -55,7 +57,7 @@ BACKENDS = ["memory", "redis", "redis-split", "redis-cluster"]
 
 @pytest.fixture(params=BACKENDS)
 async def backend(
-    request: pytest.FixtureRequest, redis_prefix: str, stream_maxlen: int
+    request: pytest.FixtureRequest, redis_prefix: str, stream_maxlen: int, retention: Retention
 ) -> AsyncIterator[Backend]:
     name: str = request.param
     if name == "memory":
@@ -64,7 +66,7 @@ async def backend(
         async def advance_fake(seconds: float) -> None:
             clock.now += seconds
 
-        memory = MemoryStore(clock=clock, stream_maxlen=stream_maxlen)
+        memory = MemoryStore(clock=clock, stream_maxlen=stream_maxlen, retention=retention)
         backend = Backend(name, memory, advance_fake, lambda: memory, is_redis=False)
     else:
         if name == "redis-cluster":
@@ -76,7 +78,12 @@ async def backend(
 
         def open_store() -> Store:
             return RedisStore.from_url(
-                url, prefix=redis_prefix, cluster=cluster, cluster_safe=split, stream_maxlen=stream_maxlen
+                url,
+                prefix=redis_prefix,
+                cluster=cluster,
+                cluster_safe=split,
+                stream_maxlen=stream_maxlen,
+                retention=retention,
             )
 
         backend = Backend(name, open_store(), asyncio.sleep, open_store, is_redis=True)
@@ -88,6 +95,11 @@ async def backend(
 @pytest.fixture
 def stream_maxlen() -> int:
     return 1000
+
+
+@pytest.fixture
+def retention() -> Retention:
+    return DEFAULT_RETENTION
 
 
 TTL = 60.0
@@ -273,6 +285,29 @@ async def test_user_index_follows_added_and_removed_users(backend: Backend) -> N
     assert await store.tables_for_user("tg:2") == set()
 
 
+@pytest.mark.parametrize("retention", [Retention(user_index_seconds=0.4)])
+async def test_user_index_lives_as_long_as_a_table_listing_the_user(backend: Backend) -> None:
+    store = backend.store
+    # Joined in a lobby (short TTL); the game then lives far longer than the index's own lifetime.
+    await store.save("tg:-1", 0, "lobby", ttl_seconds=0.3, users_added=["tg:1", "tg:2"])
+    await backend.advance(0.2)
+    await store.save("tg:-1", 1, "game", ttl_seconds=1.5)
+    await backend.advance(0.7)  # 0.9 s after the join: past 2 x the lobby TTL and the index lifetime
+    assert await store.tables_for_user("tg:1") == {"tg:-1"}
+    assert await store.tables_for_user("tg:2") == {"tg:-1"}
+    # Another process sees the same.
+    assert await backend.another().tables_for_user("tg:1") == {"tg:-1"}
+    # A short-lived table the user also joined goes from the index once it expired.
+    await store.save("tg:-2", 0, "short", ttl_seconds=0.2, users_added=["tg:1"])
+    assert await store.tables_for_user("tg:1") == {"tg:-1", "tg:-2"}
+    await backend.advance(0.3)
+    assert await store.tables_for_user("tg:1") == {"tg:-1"}
+    # Leaving stops the refresh for that user only.
+    await store.save("tg:-1", 2, "game", ttl_seconds=1.5, users_removed=["tg:2"])
+    assert await store.tables_for_user("tg:2") == set()
+    assert await store.tables_for_user("tg:1") == {"tg:-1"}
+
+
 async def test_delete_is_compare_and_delete_when_asked(backend: Backend) -> None:
     store = backend.store
     await store.save("tg:-1", 0, "a", ttl_seconds=TTL, event="e", deadline=Deadline(10.0, "t"))
@@ -390,6 +425,36 @@ async def test_stats_accumulate_per_scope(backend: Backend) -> None:
     assert await store.get_stats("tg:1") == {"games": 2.0, "points": 59.5, "won": 1.0}
     assert await store.get_stats("tg:2") == {"games": 1.0}
     assert await store.get_stats("tg:3") == {"moves": 10.0}
+
+
+@pytest.mark.parametrize("retention", [Retention(stats_seconds=0.5, board_max=3)])
+async def test_stats_and_boards_are_bounded_and_expire_after_inactivity(backend: Backend) -> None:
+    store = backend.store
+    await store.add_stats("user:tg:1", {"games": 1})
+    await backend.advance(0.3)
+    await store.add_stats("user:tg:1", {"games": 1})  # keeps the scope another 0.5 s
+    await backend.advance(0.3)
+    assert await store.get_stats("user:tg:1") == {"games": 2.0}
+    await backend.advance(0.35)
+    assert await store.get_stats("user:tg:1") == {}
+    # At most 3 members: the least recently rated go first.
+    for member, rating in (("a", 1500.0), ("b", 1400.0), ("c", 1600.0), ("d", 1300.0)):
+        await store.set_rating("rating", member, rating)
+    assert await store.top("rating", 10) == [("c", 1600.0), ("b", 1400.0), ("d", 1300.0)]
+    await store.set_rating("rating", "b", 1450.0)
+    await store.set_rating("rating", "e", 1000.0)
+    assert {m for m, _ in await store.top("rating", 10)} == {"b", "d", "e"}
+    assert await store.get_rating("rating", "c") is None
+    # A member not rated within the lifetime leaves while others play on.
+    await backend.advance(0.3)
+    await store.set_rating("rating", "e", 1010.0)
+    await backend.advance(0.3)
+    await store.set_rating("rating", "f", 1200.0)
+    assert await store.top("rating", 10) == [("f", 1200.0), ("e", 1010.0)]
+    # A board nobody rates on expires whole.
+    await backend.advance(0.6)
+    assert await store.top("rating", 10) == []
+    assert await store.get_rating("rating", "f") is None
 
 
 async def test_top_lists_the_best_ratings_first(backend: Backend) -> None:

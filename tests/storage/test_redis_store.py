@@ -284,3 +284,58 @@ async def test_a_save_whose_reply_was_lost_is_retried_without_doubling(
     finally:
         await store.close()
         await proxy.close()
+
+
+async def test_a_full_redis_refuses_writes_as_unavailable_and_loses_nothing(
+    redis_factory: Callable[..., RedisServer],
+) -> None:
+    """noeviction at maxmemory: a save is refused (the service says "temporarily unavailable"), every
+    table written before is still there, and writes succeed again once there is room."""
+    server = redis_factory()
+    server.start()
+    with redis.Redis.from_url(server.url) as client:
+        used = int(client.info("memory")["used_memory"])
+        client.config_set("maxmemory-policy", "noeviction")
+        client.config_set("maxmemory", str(used + 256 * 1024))
+    store = RedisStore.from_url(server.url, retries=0)
+    document = "x" * 20_000
+    try:
+        saved = 0
+        with pytest.raises(StorageUnavailable, match="OOM"):
+            for saved in range(1000):
+                await store.save(f"tg:-{saved}", 0, document, ttl_seconds=TTL, users_added=[f"tg:{saved}"])
+        assert 0 < saved < 1000
+        for i in range(saved):
+            stored = await store.load(f"tg:-{i}")
+            assert stored is not None and stored.document == document
+        assert await store.load(f"tg:-{saved}") is None  # the refused save left nothing behind
+        await store.delete("tg:-0", user_keys=["tg:0"])
+        await store.delete("tg:-1", user_keys=["tg:1"])
+        assert await store.save(f"tg:-{saved}", 0, "small", ttl_seconds=TTL) == 1
+    finally:
+        await store.close()
+
+
+async def test_user_indexes_cost_a_round_trip_only_when_a_long_game_outlives_them(
+    redis_url: str, redis_prefix: str
+) -> None:
+    from bot.storage import Retention
+
+    store = RedisStore.from_url(redis_url, prefix=redis_prefix, retention=Retention(user_index_seconds=0.5))
+    try:
+        await store.save("tg:-9", 0, "warm", ttl_seconds=TTL)  # connect, cache the script
+        await store.delete("tg:-9")
+        lobby = lambda v, users: store.save("tg:-1", v, "lobby", ttl_seconds=0.2, users_added=users)  # noqa: E731
+        assert await counted(store, lambda: lobby(0, ["tg:1"])) == 1  # created with its first player
+        assert await counted(store, lambda: lobby(1, ["tg:2"])) == 1
+        # The game lives 3 s, past the players' index horizon (0.5 s): their indexes are extended, once.
+        assert await counted(store, lambda: store.save("tg:-1", 2, "game", ttl_seconds=3.0)) == 2
+        assert await counted(store, lambda: store.save("tg:-1", 3, "game", ttl_seconds=3.0)) == 1
+        client = redis.Redis.from_url(redis_url, decode_responses=True)
+        with client:
+            for user in ("tg:1", "tg:2"):
+                left = client.pttl(store.keys.user(user))
+                assert 5_000 < left <= 6_000, left  # twice the game's TTL
+                assert client.smembers(store.keys.user(user)) == {"tg:-1"}
+    finally:
+        await store.close()

@@ -8,7 +8,9 @@
 --   'undo' KEYS: new table, new stream, new chat     (the copy, when 'out' found the table changed)
 --   'rest' KEYS: deadlines due, deadlines token      (the deadline, renamed)
 -- ARGV[2..]: expected version, document, write id, ttl ms, old id, new id, has chat keys (1/0),
---            stream maxlen, #users, #events, events...
+--            stream maxlen, #users, #events, events..., #listed, the user keys the table lists...
+-- The copy lists those users with an index horizon of 0, so its next save extends their indexes
+-- (see save.lua).
 -- A chat key is always in its table's slot here (the caller passes '0' otherwise and moves it itself).
 -- Returns {1, 0} on success, {0, stored version, which ('old'/'new')} on a conflict.
 local part = ARGV[1]
@@ -35,9 +37,12 @@ local function check_in(t)
   return nil
 end
 
+local listed = {}
+for i = 1, tonumber(ARGV[12 + n_events] or '0') do listed[#listed + 1] = ARGV[12 + n_events + i] end
+
 local function copy_in(t, s, c)
   redis.call('DEL', s)
-  redis.call('HSET', t, 'v', expected, 'd', document, 'w', write_id)
+  redis.call('HSET', t, 'v', expected, 'd', document, 'w', write_id, 'u', table.concat(listed, '\n'), 'x', 0)
   redis.call('PEXPIRE', t, ttl)
   for i = 1, n_events do
     redis.call('XADD', s, 'MAXLEN', '~', maxlen, '*', 'e', ARGV[11 + i])
@@ -72,6 +77,9 @@ if part == 'all' then
   for i = 1, n_users do
     redis.call('SREM', KEYS[9 + i], old_id)
     redis.call('SADD', KEYS[9 + i], new_id)
+    -- Never an index without an expiry: at least as long as the moved table (its next save extends it).
+    local left = redis.call('PTTL', KEYS[9 + i])
+    if left < tonumber(ttl) then redis.call('PEXPIRE', KEYS[9 + i], ttl) end
   end
   return {1, 0}
 elseif part == 'in' then
