@@ -133,6 +133,18 @@ async def test_upgrade_mid_deal_with_the_service_messages(rig: Rig) -> None:
     after, _ = await table.state()
     assert after.game is not None and len(after.game.actions) > actions
 
+    # A button on the old group's table message (still shown in the supergroup's history) answers too:
+    # My hand brings the presser's hand to their private chat, nothing goes to the old chat.
+    old_table = next(m for m in reversed(fake.bot_messages(old)) if m.callback_data)
+    my_hand = next(d for d in old_table.callback_data if decode_payload(d)[0] == "hand")
+    presser = people[1]
+    hands_before = len(fake.all_messages(presser))
+    query = await rig.press(old, presser, old_table, my_hand)
+    assert fake.callback_query(query).answered
+    assert len(fake.all_messages(presser)) > hands_before
+    assert all(_table_of(d) == new_id for d in fake.last_bot_message(presser).callback_data)
+    assert all(not m.from_bot for m in fake.all_messages(old)[before_old:])
+
     await _finish_in(table, new, people)
     _no_lost_sends(fake, old, new, before_calls)
 
