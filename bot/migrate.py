@@ -52,7 +52,7 @@ async def move_chat(service: Service, old: ChatRef, new: ChatRef) -> tuple[str, 
             return None
         doc = TableDoc.model_validate_json(stored.document)
         doc.id, doc.chat_id = new.key, new.chat_id
-        users = sorted({s.user for s in doc.seats if s.user is not None})
+        users = sorted(set(doc.human_keys))  # the user index lists the seated humans (not kicked ones)
         try:
             await store.move_table(
                 old.key,
