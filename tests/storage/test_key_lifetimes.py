@@ -32,12 +32,14 @@ GLOBAL_KINDS = {"due", "token"}
 
 
 def short_lived() -> Settings:
+    # Long enough that a slow machine still plays a game within them (a table must not expire between
+    # two moves), short enough that the test waits a few seconds.
     return quiet_settings(
-        lobby_ttl=1.0,
-        game_ttl=1.5,
+        lobby_ttl=2.0,
+        game_ttl=2.0,
         finished_ttl=0.5,
-        settings_ttl=1.0,
-        stats_ttl=1.0,
+        settings_ttl=2.0,
+        stats_ttl=2.0,
         lobby_idle_seconds=0.5,
     )
 
