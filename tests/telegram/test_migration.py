@@ -10,13 +10,39 @@ them lost (the refused send alone moves the table and the message is sent again 
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
+import pytest
 from fakes.telegram import FakeChat, FakeTelegram, FakeUser
-from tgkit import Rig, Table, decide, presses, seat_everyone
+from tgkit import Rig, Table, VirtualClock, decide, presses, seat_everyone
 
 from bot.commands import decode_payload
+from bot.storage import RedisStore
 from bot.table import ChatSettings
 
 NAMES = ("Alice", "Bob", "Carol")
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def any_rig(request: pytest.FixtureRequest, redis_prefix: str) -> AsyncIterator[Rig]:
+    """The bot on the memory store, or on a real redis-server (the move is then one Lua script)."""
+    if request.param == "memory":
+        rig = Rig()
+    else:
+        url: str = request.getfixturevalue("redis_url")
+        clock = VirtualClock()
+        rig = Rig(
+            store=RedisStore.from_url(url, prefix=redis_prefix), clock=clock, fake=FakeTelegram(clock=clock)
+        )
+    await rig.start()
+    try:
+        yield rig
+    finally:
+        await rig.close()
+        if request.param == "redis":
+            await rig.store.close()
+
+
 UPGRADED = "Bad Request: group chat was upgraded to a supergroup chat"
 
 
@@ -88,7 +114,8 @@ async def _finish_in(table: Table, new: FakeChat, people: list[FakeUser]) -> Non
         assert len(_hand_messages(rig.fake, user)) <= 1, user.first_name
 
 
-async def test_upgrade_mid_deal_with_the_service_messages(rig: Rig) -> None:
+async def test_upgrade_mid_deal_with_the_service_messages(any_rig: Rig) -> None:
+    rig = any_rig
     fake = rig.fake
     table, old, people = await _mid_deal(rig)
     old_id, version = table.table_id, (await rig.store.load(table.table_id)).version  # type: ignore[union-attr]
