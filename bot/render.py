@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from bot.help import help_lines
 from bot.i18n import LANGUAGE_NAMES, N_, Translator
 from bot.markup import escape
 from bot.model import Button
@@ -672,22 +673,13 @@ def render_rules(t: Translator, rules: RuleSet, settings: ChatSettings, players:
     return Rendered("\n".join(lines))
 
 
-def render_help(t: Translator) -> Rendered:
-    text = t._(
-        "**1000: commands**\n"
-        "/new: open a table · /join · /leave\n"
-        "/add\\_ai [easy|medium|hard] · /remove\\_ai · /start\n"
-        "/bid 120 · /pass · /play QS (/play QH ! declares a marriage)\n"
-        "/give 9C JD: one card to each other player, clockwise from your left\n"
-        "/take 1 · /discard 9C JD · /sell · /blind yes|no · /contract 120\n"
-        "/bomb · /concede · /crawl\n"
-        "/hand · /table · /score · /rules · /export\n"
-        "/set preset|turn|level|lang VALUE, or /set OPTION VALUE\n"
-        "/lang pl: your own language · /set lang pl: the chat's\n"
-        "/kick N: hand seat N to a computer · /back · /end\n"
-        "/stats · /top · /help"
-    )
-    return Rendered(text)
+def render_help(t: Translator, platform: str = "") -> Rendered:
+    """The commands of the reader's platform (`bot.help`), each line's explanation in their language."""
+    lines = [t._("**1000: commands**")]
+    for commands, what in help_lines(platform):
+        explained = t._(what) if what else ""
+        lines.append(f"{commands}: {explained}" if commands and explained else commands or explained)
+    return Rendered("\n".join(lines))
 
 
 STAT_FIELDS = ("games", "wins", "declared", "made", "score_sum", "marriages")

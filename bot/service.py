@@ -29,13 +29,13 @@ from bot.context import Context, Refusal, with_heading
 from bot.gameflow import GameFlow
 from bot.i18n import LANGUAGES, negotiate, translator
 from bot.migrate import follow_move, move_chat
-from bot.model import ChatRef, Command, Message, Sender
+from bot.model import ChatRef, Command, Message, Sender, UserRef
 from bot.ports import Handler, HandlersFactory
 from bot.render import render_error, render_help
 from bot.settings import Settings
 from bot.snapshot import GameCache
 from bot.storage import Deadline, StorageUnavailable, Store, VersionConflict
-from bot.table import ChatSettings, TableDoc, TurnDoc
+from bot.table import ChatSettings, TableDoc, TurnDoc, UserPrefs
 from core.rules import RuleError, preset
 
 __all__ = ["Service"]
@@ -109,15 +109,15 @@ class Service:
 
     async def _handle(self, command: Command) -> list[Message]:
         name = command.name
-        if name == INVALID_BUTTON:
-            return [self._error_message(command, "invalid_button")]
-        if name == UNKNOWN:
-            return [self._error_message(command, "unknown")]
-        if name == "help":
-            t = translator(self._fallback_lang(command))
+        if name in (INVALID_BUTTON, UNKNOWN, "help"):
+            lang = await self.language_of(command.user, command.chat.key)
+            if name != "help":
+                code = "invalid_button" if name == INVALID_BUTTON else "unknown"
+                return [self._error_message(command, code, lang)]
+            t = translator(lang)
             msg = Message(
                 Sender(command.user, command.chat),
-                render_help(t).text,
+                render_help(t, command.chat.platform).text,
                 None,
                 (),
                 None,
@@ -130,7 +130,8 @@ class Service:
         try:
             table_id = await self._table_for(command)
         except Refusal as refusal:
-            return [self._error_message(command, refusal.code)]
+            lang = await self.language_of(command.user, command.chat.key)
+            return [self._error_message(command, refusal.code, lang)]
         handler = self.handlers.for_command(name)
         return await self.run(table_id, command, handler)
 
@@ -200,7 +201,11 @@ class Service:
                     await handler(ctx)
                 except Refusal as refusal:
                     # Nothing is stored: the messages show the table as loaded.
-                    refused = [self._refusal_message(ctx, refusal), *refusal.follow_up]
+                    lang = None
+                    if doc is None or doc.seat_of(command.user.key) is None:
+                        # Not seated here: their own choice (`lang`) counts before the group's language.
+                        lang = await self.language_of(command.user, doc.id if doc is not None else table_id)
+                    refused = [self._refusal_message(ctx, refusal, lang), *refusal.follow_up]
                     return ctx.outgoing(refused, version)
                 if not ctx.changed:
                     return ctx.outgoing(ctx.messages, version) + ctx.other_tables
@@ -294,8 +299,8 @@ class Service:
     def _fallback_lang(self, command: Command) -> str:
         return negotiate(command.user.language) or self.settings.default_language
 
-    def _error_message(self, command: Command, code: str) -> Message:
-        t = translator(self._fallback_lang(command))
+    def _error_message(self, command: Command, code: str, lang: str | None = None) -> Message:
+        t = translator(lang or self._fallback_lang(command))
         return Message(
             Sender(command.user, command.chat),
             render_error(t, code),
@@ -308,8 +313,8 @@ class Service:
             "error",
         )
 
-    def _refusal_message(self, ctx: Context, refusal: Refusal) -> Message:
-        t = ctx.t_user()
+    def _refusal_message(self, ctx: Context, refusal: Refusal, lang: str | None = None) -> Message:
+        t = translator(lang) if lang is not None else ctx.t_user()
         text = render_error(t, refusal.code, **refusal.values)
         if refusal.extra:
             text += "\n" + refusal.extra
@@ -407,6 +412,22 @@ class Service:
         return out
 
     # --- helpers for handlers ---------------------------------------------------------------------
+
+    async def language_of(self, user: UserRef, chat_key: str | None = None) -> str:
+        """The language the bot writes to `user` in, privately: their `lang` choice, else their platform's
+        language, else the chat's (`chat_key`), else the default. For texts an adapter writes itself to
+        one person (the Telegram greeting after a seat is taken through a deep link)."""
+        stored = await self.store.load(f"prefs:{user.key}")
+        if stored is not None:
+            chosen = UserPrefs.model_validate_json(stored.document).language
+            if chosen in LANGUAGES:
+                return chosen or self.settings.default_language
+        platform = negotiate(user.language)
+        if platform is not None:
+            return platform
+        if chat_key is not None:
+            return (await self.chat_settings(chat_key))[1].language
+        return self.settings.default_language
 
     async def chat_settings(self, chat_key: str) -> tuple[int, ChatSettings]:
         stored = await self.store.load(f"settings:{chat_key}")

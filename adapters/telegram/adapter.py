@@ -94,6 +94,8 @@ class Runner(Protocol):
 
     async def move_chat(self, old: ChatRef, new: ChatRef) -> tuple[str, ...] | None: ...
 
+    async def language_of(self, user: UserRef, chat_key: str | None = None) -> str: ...
+
 
 Context = ContextTypes.DEFAULT_TYPE
 
@@ -415,7 +417,8 @@ class TelegramAdapter:
         messages = await self.run(command, Origin(private, user))
         if any(m.kind == "error" for m in messages):
             return "refused"
-        lang = next((m.language for m in messages if m.kind == "lobby"), negotiate(user.language) or "en")
+        # The person's own language (their /lang choice, else Telegram's), not the group's.
+        lang = await self.runner.language_of(user, group.key)
         template = (
             "You joined the table in «{group}». Your cards will come here."
             if intent.action == "join"

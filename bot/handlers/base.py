@@ -15,7 +15,7 @@ from bot.ports import TableService
 from bot.render import (
     render_lobby,
 )
-from bot.table import TableDoc, UserPrefs
+from bot.table import ChatSettings, TableDoc, UserPrefs
 from core.rules import preset
 
 # Words for yes and no in the supported languages (blind bids, rule options).
@@ -104,6 +104,16 @@ class HandlerBase:
         ctx.to_group(
             rendered.text, key=f"lobby:{doc.serial}", buttons=rendered.buttons, notify=notify, kind="lobby"
         )
+
+    async def _chat_settings(self, ctx: Context) -> tuple[int, ChatSettings]:
+        """The chat's settings; a chat that has none yet (version 0) gets the language of the person who
+        is about to create them (`new`, `set`): a group of Polish players should not start in English.
+        See "A chat's language" in docs/SERVICE.md."""
+        version, settings = await self.svc.chat_settings(ctx.chat.key)
+        if version == 0:
+            lang = await self._user_lang(ctx, ctx.user, settings.language)
+            settings = settings.model_copy(update={"language": lang})
+        return version, settings
 
     async def _user_lang(self, ctx: Context, user: UserRef, chat_lang: str) -> str:
         prefs = await self._prefs(user.key)

@@ -13,6 +13,7 @@ from bot.render import (
 )
 from bot.settings import AI_LEVELS
 from bot.snapshot import GameSpec
+from bot.storage import VersionConflict
 from bot.table import GameDoc, SeatDoc, TableDoc
 from bot.views import seat_labels
 from core.game import new_game
@@ -29,7 +30,13 @@ class LobbyHandlers(HandlerBase):
         doc = ctx.doc
         if doc is not None and doc.status != "finished":
             raise Refusal("table_exists")
-        _, settings = await self.svc.chat_settings(ctx.chat.key)
+        version, settings = await self._chat_settings(ctx)
+        if version == 0:
+            # The chat's first table: its settings are saved, so the language stays the chat's.
+            try:
+                await self.svc.save_chat_settings(ctx.chat.key, 0, settings)
+            except VersionConflict:  # someone configured the chat just now: theirs it is
+                _, settings = await self.svc.chat_settings(ctx.chat.key)
         if ctx.command.args:
             name = ctx.command.args[0].lower()
             try:

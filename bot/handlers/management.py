@@ -40,7 +40,7 @@ class ManagementHandlers(InformationHandlers):
             raise Refusal("missing_argument")
         key = args[0].lower()
         raw = " ".join(args[1:])
-        version, settings = await self.svc.chat_settings(ctx.chat.key)
+        version, settings = await self._chat_settings(ctx)
         settings = _changed_settings(settings, key, raw)
         await self.svc.save_chat_settings(ctx.chat.key, version, settings)
         t = translator(settings.language)

@@ -70,7 +70,9 @@ class MoveHandlers(HandlerBase):
         self.flow.conclude(ctx)
 
     def _card(self, ctx: Context, token: str) -> int:
-        langs = (ctx.user_lang(), ctx.group_lang())
+        # A button carries the international notation (`KS`): read with a Turkish reader's letters first,
+        # its K (kız, the queen) would be another card. Typed cards are read with the reader's letters.
+        langs = (ctx.user_lang(), ctx.group_lang()) if ctx.command.source != "button" else ()
         try:
             return parse_card_in(token.rstrip("!"), langs)
         except CardParseError:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Final
 
 from bot.handlers import Handlers
-from bot.model import ChatRef, Command, Message, Sender
+from bot.model import ChatRef, Command, Message, Sender, UserRef
 from bot.ops.activity import Activity, LocalActivity, RedisActivity
 from bot.ops.config import ConfigError, Platform, secrets_of, startup_settings
 from bot.ops.health import Health, HealthServer
@@ -252,6 +252,10 @@ class Runtime:
         async with self.shutdown.update():
             with log_context(table_id=old.key, chat_id=old.chat_id, platform=self.platform):
                 return await self.service.move_chat(old, new)
+
+    async def language_of(self, user: UserRef, chat_key: str | None = None) -> str:
+        """The language the bot writes to `user` in privately (`Service.language_of`)."""
+        return await self.service.language_of(user, chat_key)
 
     async def tick_once(self) -> list[Message]:
         """Fire the due deadlines once and deliver what they cause; the timer loop calls this."""

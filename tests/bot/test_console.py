@@ -44,7 +44,7 @@ def test_cards_commands_and_quit() -> None:
     result = run_game("--seed", "1", "--level", "easy", lines=lines)
     assert result.returncode == 0, result.stderr[-2000:]
     out = result.stdout
-    assert "/bid 120" in out  # the command list
+    assert "bid 120 · pass" in out  # the command list (the terminal's words)
     assert "Rules: polish" in out
     assert "Score sheet" in out
     assert "ended the game" in out
