@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from bot.commands import encode_payload, table_tag
 from bot.i18n import LANGUAGES, Translator, negotiate, translator
 from bot.model import Button, ChatRef, Command, Group, Message, Private, Sender, UserRef
-from bot.render import render_heading
+from bot.render import render_chat_heading, render_heading
 from bot.table import ChatSettings, TableDoc
 from core.events import Event
 from core.game import GameState
@@ -37,17 +37,26 @@ class Refusal(Exception):
 AfterSave = Callable[[], object]
 
 
-def with_heading(doc: TableDoc | None, message: Message) -> Message:
+def with_heading(doc: TableDoc | None, message: Message, chat: ChatRef | None = None) -> Message:
     """The message, with the group's name as its first line when it reaches the reader privately.
 
     A player may sit at tables in several groups, and a private chat with the bot mixes their messages:
     every `Private` message about a group's table, and every `Sender` answer to a command given in a
     group (the adapter may have to send it to the private chat), says which group's game it is about.
     A table in the reader's own private chat needs no heading, nor does an answer given where it was asked.
+    With no table (`doc` None), an answer to a command given in the group `chat` names that group: "There
+    is no table here" read in the private chat must say where "here" is.
     """
-    if doc is None or doc.private:
-        return message
     audience = message.audience
+    if doc is None:
+        if chat is None or chat.private or not isinstance(audience, Sender) or audience.chat.private:
+            return message
+        if message.heading:
+            return message
+        heading = render_chat_heading(translator(message.language), chat.title or chat.chat_id)
+        return replace(message, text=f"{heading}\n{message.text}", heading=heading)
+    if doc.private:
+        return message
     if isinstance(audience, Sender):
         if audience.chat.private:
             return message
@@ -109,7 +118,7 @@ class Context:
         (`version`: the one stored after this command), and private ones about a group's table name the
         group."""
         stamp = version if self.doc is not None else None
-        return [replace(with_heading(self.doc, m), version=stamp) for m in messages]
+        return [replace(with_heading(self.doc, m, self.chat), version=stamp) for m in messages]
 
     def require_doc(self) -> TableDoc:
         if self.doc is None:

@@ -19,14 +19,22 @@ from bot.chart import score_chart
 from bot.context import Context, Refusal
 from bot.i18n import translator
 from bot.model import Private, UserRef
-from bot.render import private_notes, render_hand, render_result, render_score_sheet, render_table, seat_name
+from bot.render import (
+    Rendered,
+    private_notes,
+    render_hand,
+    render_result,
+    render_score_sheet,
+    render_table,
+    seat_name,
+)
 from bot.settings import Settings
 from bot.snapshot import encode_action
 from bot.table import SeatDoc, TableDoc
 from bot.views import public_view, seat_labels
 from core import events as ev
-from core.actions import Action
-from core.deal import Phase
+from core.actions import Action, Play
+from core.deal import Phase, active_seats
 from core.errors import IllegalAction
 from core.events import Event
 from core.game import GameState, apply
@@ -111,11 +119,24 @@ class GameFlow:
                 return
             level = self.computer_seat(doc, seat)
             if level is None:
-                return
+                forced = self.forced_card(doc, state, seat)
+                if forced is None:
+                    return
+                self.apply_action(ctx, seat, forced)
+                continue
             seed = zlib.crc32(f"{doc.serial}:{len(doc.game.actions)}".encode())
             action = await self.ai.decide(level, state, seat, seed)
             self.apply_action(ctx, seat, action)
         raise RuntimeError("computer players did not reach a human's turn")
+
+    def forced_card(self, doc: TableDoc, state: GameState, seat: int) -> Action | None:
+        """The one card a human may play, when the chat lets such cards play themselves (`autoplay`)."""
+        if not doc.settings.autoplay or state.phase != Phase.PLAY:
+            return None
+        legal = state.legal_actions(seat)
+        if len(legal) != 1 or type(legal[0]) is not Play:
+            return None
+        return legal[0]
 
     async def play_for(self, ctx: Context, seat: int) -> Action:
         """The chat's computer level plays one turn for an absent human."""
@@ -138,11 +159,19 @@ class GameFlow:
         labels = seat_labels(doc)
         t = ctx.t_group()
         events = ctx.events
-        for e in events:
+        for i, e in enumerate(events):
             if e.kind == ev.DEAL_ENDED and isinstance(e.detail, DealResult):
                 r = e.detail
+                rendered = render_result(
+                    t,
+                    r,
+                    labels,
+                    last_trick=_final_trick(events[:i]),
+                    barrel_before=_barrel_before(state, r.number),
+                    sitting_out=_sitting_out(state, r.dealer),
+                )
                 ctx.to_group(
-                    render_result(t, r, labels).text,
+                    rendered.text,
                     key=f"result:{doc.serial}:{r.number}",
                     notify=True,
                     kind="result",
@@ -150,14 +179,15 @@ class GameFlow:
         last_start = max((i for i, e in enumerate(events) if e.kind == ev.DEAL_STARTED), default=-1)
         new_deal = last_start >= 0
         current = events[last_start:] if new_deal else events
-        if self.settings.table_updates == "every_action":
+        live = self.settings.table_updates == "every_action"
+        if live:
             trigger = bool(current)
         else:
             trigger = any(e.kind in _COMPACT_TRIGGERS for e in current)
             if before is not None and before.deal_number == state.deal_number:
                 trigger = trigger or (before.phase != state.phase and state.phase == Phase.PLAY)
         if not state.finished and (trigger or new_deal or force_table):
-            table = render_table(t, public_view(doc, state), ctx.payload_maker())
+            table = self.table(ctx)
             ctx.to_group(
                 table.text,
                 key=f"table:{doc.serial}:{state.deal_number}",
@@ -172,6 +202,14 @@ class GameFlow:
             if seat.present:
                 self.hand_message(ctx, i, new_deal=new_deal, before=before)
 
+    def table(self, ctx: Context) -> Rendered:
+        """The group's table message now. Under the compact policy it is not redrawn at every bid and
+        card, so it names nobody whose turn may pass before the next redraw (see `render_table`)."""
+        doc = ctx.require_doc()
+        assert ctx.state is not None
+        live = self.settings.table_updates == "every_action"
+        return render_table(ctx.t_group(), public_view(doc, ctx.state), ctx.payload_maker(), live=live)
+
     def hand_message(
         self,
         ctx: Context,
@@ -182,6 +220,7 @@ class GameFlow:
         force: bool = False,
         selection: tuple[int, ...] = (),
         notify: bool | None = None,
+        page: int | None = None,
     ) -> None:
         """The seat's private hand message, when something of it changed (or `force`).
 
@@ -222,6 +261,7 @@ class GameFlow:
             ctx.payload_maker(),
             notes=notes,
             selection=selection,
+            page=page,
         )
         if notify is None:
             notify = new_deal or (my_turn and (ctx.game_changed or force))
@@ -297,6 +337,28 @@ class GameFlow:
         for i, m in enumerate(ctx.messages):
             if m.kind == "final":
                 ctx.messages[i] = replace(m, image=png)
+
+
+def _final_trick(events: Sequence[Event]) -> tuple[tuple[int, ...], tuple[int, ...], int] | None:
+    """The last trick taken among `events` of one deal (cards, seats, winner): the deal's final trick."""
+    for e in reversed(events):
+        if e.kind == ev.DEAL_STARTED:
+            return None
+        if e.kind == ev.TRICK_TAKEN and e.cards and isinstance(e.detail, tuple):
+            return e.cards, tuple(e.detail), e.seat
+    return None
+
+
+def _barrel_before(state: GameState, number: int) -> tuple[bool, ...]:
+    """Who was on the barrel when deal `number` began (as the result before it left them)."""
+    earlier = [r for r in state.results if r.number < number]
+    return earlier[-1].barrel if earlier else ()
+
+
+def _sitting_out(state: GameState, dealer: int) -> int | None:
+    active = active_seats(state.rules, state.players, dealer)
+    out = [s for s in range(state.players) if s not in active]
+    return out[0] if out else None
 
 
 def _since_deal_start(events: list[Event], state: GameState) -> list[Event]:

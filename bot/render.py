@@ -229,11 +229,21 @@ def render_lobby(
 # --- the table (group) ----------------------------------------------------------------------------
 
 
-def render_table(t: Translator, v: PublicTableView, payload: Payload | None = None) -> Rendered:
+_STEADY_TURNS = frozenset({Phase.BLIND, Phase.TALON, Phase.DISCARD, Phase.EXCHANGE, Phase.CONTRACT})
+"""Phases whose player to act cannot change without an update of the table message in the compact policy
+(the declarer acts until an event that updates it); in bidding and play every bid and card moves the
+turn on."""
+
+
+def render_table(
+    t: Translator, v: PublicTableView, payload: Payload | None = None, *, live: bool = True
+) -> Rendered:
     """The group's table message for the current deal: only public facts.
 
     With `payload`, a "My hand" button sends `hand` (the player's hand comes back privately: a DM, or an
-    ephemeral answer on Discord)."""
+    ephemeral answer on Discord). `live`: the message is redrawn at every move; when it is not (the
+    compact policy), it names nobody whose turn may be over before the next redraw: "bidding in
+    progress", the player who leads the trick."""
     names = _names(t, v.seats)
     lines = [t._("**Deal {number}** · dealer: {name}").format(number=v.deal_number + 1, name=names[v.dealer])]
     sitting_out = [s for s in range(len(v.seats)) if s not in v.active]
@@ -275,14 +285,24 @@ def render_table(t: Translator, v: PublicTableView, payload: Payload | None = No
     if v.phase == Phase.PLAY:
         if v.crawl and v.trick:
             lines.append(t._("Crawl: the cards lie face down."))
-        trick = _trick_text(t, names, v.trick, v.trick_seats) if v.trick else "—"
-        lines.append(t._("Trick {number}: {cards}").format(number=v.tricks + 1, cards=trick))
+        if live or v.trick:
+            trick = _trick_text(t, names, v.trick, v.trick_seats) if v.trick else "—"
+            lines.append(t._("Trick {number}: {cards}").format(number=v.tricks + 1, cards=trick))
+        leader = v.trick_seats[0] if v.trick_seats else v.to_act
+        if not live and leader >= 0 and not v.finished:
+            leads = t._("**Trick {number}:** {name} leads.")
+            lines.append(leads.format(number=v.tricks + 1, name=names[leader]))
         taken = " · ".join(f"{names[s]} {v.taken[s]}" for s in v.active)
         lines.append(t._("Points this deal: {list}").format(list=taken))
-    if v.to_act >= 0 and not v.finished:
+    if v.to_act >= 0 and not v.finished and (live or v.phase in _STEADY_TURNS):
         lines.append(
             t._("**Turn:** {name} ({phase})").format(name=names[v.to_act], phase=t._(PHASE_NAMES[v.phase]))
         )
+    elif not live and not v.finished and v.phase in (Phase.BIDDING, Phase.SALE):
+        if v.phase == Phase.SALE:
+            lines.append(t._("**The talon sale** is in progress."))
+        else:
+            lines.append(t._("**The bidding** is in progress."))
     lines.append(t._("Scores: {list}").format(list=_scores_text(t, names, v.totals, v.barrel)))
     if v.rules.bolts and any(v.bolts):
         bolts = " · ".join(f"{names[s]} {b}" for s, b in enumerate(v.bolts) if b)
@@ -298,12 +318,52 @@ def _card_arg(c: int) -> str:
     return CARD_NAMES[c]
 
 
+VALUES_ON_ONE_PAGE = 12
+"""Up to this many values (three rows of four) show at once; more go on pages."""
+PAGE_SIZE = 8
+"""Values per page (two rows of four), under a row that turns the pages."""
+PAGE_MARK = "p"
+"""A page button's argument: `p180` redraws the hand at the page holding 180 (bid and contract buttons)."""
+
+
+def page_start(arg: str) -> int | None:
+    """The value a page button (`p180`) asks to show, or None when `arg` is not a page argument."""
+    if arg.startswith(PAGE_MARK) and arg[1:].isdigit() and len(arg) <= 8:
+        return int(arg[1:])
+    return None
+
+
 def _value_buttons(
-    t: Translator, values: list[int], name: str, payload: Payload, limit: int = 8
+    t: Translator, values: list[int], name: str, payload: Payload, start: int | None = None
 ) -> list[tuple[Button, ...]]:
-    shown = values[:limit]
-    row: list[Button] = [Button(str(v), payload(name, (str(v),))) for v in shown]
-    return [tuple(row[i : i + 4]) for i in range(0, len(row), 4)]
+    """A button per value, and pages when there are many: the page holding `start` (the lowest values
+    by default), with a row to the previous and next pages and, when they are further, the first and the
+    last. A page button carries the page's first value and redraws the hand without changing the table."""
+
+    def rows_of(shown: list[int]) -> list[tuple[Button, ...]]:
+        row = [Button(str(v), payload(name, (str(v),))) for v in shown]
+        return [tuple(row[i : i + 4]) for i in range(0, len(row), 4)]
+
+    if len(values) <= VALUES_ON_ONE_PAGE:
+        return rows_of(values)
+    pages = [values[i : i + PAGE_SIZE] for i in range(0, len(values), PAGE_SIZE)]
+    index = 0
+    if start is not None:
+        index = min(sum(1 for v in values if v < start) // PAGE_SIZE, len(pages) - 1)
+
+    def to(i: int, label: str) -> Button:
+        return Button(label, payload(name, (f"{PAGE_MARK}{pages[i][0]}",)))
+
+    nav: list[Button] = []
+    if index >= 2:
+        nav.append(to(0, f"« {pages[0][0]}"))
+    if index >= 1:
+        nav.append(to(index - 1, f"‹ {pages[index - 1][0]}–{pages[index - 1][-1]}"))
+    if index + 1 < len(pages):
+        nav.append(to(index + 1, f"{pages[index + 1][0]}–{pages[index + 1][-1]} ›"))
+    if index + 2 < len(pages):
+        nav.append(to(len(pages) - 1, f"{pages[-1][-1]} »"))
+    return [*rows_of(pages[index]), tuple(nav)]
 
 
 def _card_rows(
@@ -345,10 +405,12 @@ def render_hand(
     *,
     notes: Sequence[str] = (),
     selection: tuple[int, ...] = (),
+    page: int | None = None,
 ) -> Rendered:
     """A player's private message: their hand, the state of the deal, and the moves they may make now.
 
-    `selection` holds the cards already picked in a multi-card move (gives, laying down two cards).
+    `selection` holds the cards already picked in a multi-card move (gives, laying down two cards);
+    `page` the value whose page of bid or contract buttons to show (see `_value_buttons`).
     """
     names = _names(t, seats)
     seat = sv.seat
@@ -378,7 +440,7 @@ def render_hand(
     lines.extend(notes)
     rows: list[tuple[Button, ...]] = []
     if legal:
-        prompt, rows = _prompt(t, sv, names, legal, payload, selection)
+        prompt, rows = _prompt(t, sv, names, legal, payload, selection, page)
         lines.append(t._("**Your turn:** {prompt}").format(prompt=prompt))
     elif sv.to_act >= 0 and sv.to_act != seat and sv.phase != Phase.DONE:
         lines.append(t._("Waiting for {name}.").format(name=names[sv.to_act]))
@@ -405,6 +467,7 @@ def _prompt(
     legal: Sequence[Action],
     payload: Payload,
     selection: tuple[int, ...],
+    page: int | None = None,
 ) -> tuple[str, list[tuple[Button, ...]]]:
     phase = sv.phase
     rows: list[tuple[Button, ...]]
@@ -421,14 +484,19 @@ def _prompt(
         rows = []
         if any(type(a) is Pass for a in legal):
             rows.append((Button(t._("Pass"), payload("pass", ())),))
-        rows += _value_buttons(t, values, "bid", payload)
+        rows += _value_buttons(t, values, "bid", payload, page)
+        may_pass = any(type(a) is Pass for a in legal)
         if phase == Phase.SALE:
             text = t._("the talon is for sale: buy it with a bid, or pass.")
-        elif values:
+        elif not values:
+            text = t._("you can only pass.")
+        elif len(values) == 1 and may_pass:
+            text = t._("bid {value} or pass.").format(value=values[0])
+        elif len(values) == 1:
+            text = t._("open the bidding at {value}.").format(value=values[0])
+        elif may_pass:
             text = t._("bid from {low} to {high}, or pass.").format(low=values[0], high=values[-1])
         else:
-            text = t._("you can only pass.")
-        if not any(type(a) is Pass for a in legal):
             text = t._("open the bidding: from {low} to {high}.").format(low=values[0], high=values[-1])
         return text, rows
     if phase == Phase.TALON:
@@ -473,10 +541,11 @@ def _prompt(
         return text, rows
     if phase == Phase.CONTRACT:
         values = [a.value for a in legal if type(a) is Contract]
-        return (
-            t._("fix your contract: from {low} to {high}.").format(low=values[0], high=values[-1]),
-            _value_buttons(t, values, "contract", payload),
-        )
+        if len(values) == 1:
+            text = t._("fix your contract at {value}.").format(value=values[0])
+        else:
+            text = t._("fix your contract: from {low} to {high}.").format(low=values[0], high=values[-1])
+        return text, _value_buttons(t, values, "contract", payload, page)
     # Play
     plays = [a for a in legal if type(a) is Play]
     rows = _card_rows(
@@ -518,10 +587,51 @@ def _ending_text(t: Translator, r: DealResult, names: list[str]) -> str:
     )
 
 
-def render_result(t: Translator, r: DealResult, seats: Sequence[SeatLabel]) -> Rendered:
-    """A deal's result: how it ended, each seat's score and new total (public)."""
+def _zero_reason(
+    t: Translator, r: DealResult, s: int, barrel_before: Sequence[bool], sitting_out: int | None
+) -> str | None:
+    """Why seat `s` scored nothing in this deal (a zero with no reason looks like a mistake)."""
+    if r.ending == "redeal" or r.scores[s] != 0:
+        return None
+    if s == sitting_out:
+        return t._("sits out")
+    on_barrel = s < len(barrel_before) and barrel_before[s]
+    if on_barrel and s == r.declarer:
+        return t._("on the barrel: only reaching the goal counts")
+    if on_barrel:
+        return t._("on the barrel: points do not count")
+    if s in r.bolts:
+        return t._("no points: a bolt")
+    if r.ending == "played" and s != r.declarer:
+        if r.points[s] > 0:
+            return t._("{points} points round down to 0").format(points=r.points[s])
+        return t._("no points taken")
+    return None
+
+
+def render_result(
+    t: Translator,
+    r: DealResult,
+    seats: Sequence[SeatLabel],
+    *,
+    last_trick: tuple[Sequence[int], Sequence[int], int] | None = None,
+    barrel_before: Sequence[bool] = (),
+    sitting_out: int | None = None,
+) -> Rendered:
+    """A deal's result: how it ended, each seat's score and new total (public).
+
+    `last_trick` (cards, seats, winner): the deal's final trick, which the table message of the deal
+    never shows (the deal ends with it). `barrel_before`: who was on the barrel when the deal began, and
+    `sitting_out` the seat that sat it out, so that a zero says why."""
     names = _names(t, seats)
     lines = [t._("**Deal {number}: result**").format(number=r.number + 1)]
+    if last_trick is not None:
+        cards, trick_seats, winner = last_trick
+        lines.append(
+            t._("Last trick: {cards} → {name}").format(
+                cards=_trick_text(t, names, cards, trick_seats), name=names[winner]
+            )
+        )
     lines.append(_ending_text(t, r, names))
     if r.blind:
         lines.append(t._("A blind game: the score counts double."))
@@ -531,7 +641,10 @@ def render_result(t: Translator, r: DealResult, seats: Sequence[SeatLabel]) -> R
     for s in range(len(r.totals)):
         score = r.scores[s]
         line = f"{names[s]}: {score:+d} → **{r.totals[s]}**"
-        if s in r.bolts:
+        reason = _zero_reason(t, r, s, barrel_before, sitting_out)
+        if reason is not None:
+            line += f" ({reason})"
+        elif s in r.bolts:
             line += " · " + t._("bolt")
         if r.barrel and r.barrel[s]:
             line += " 🛢"
@@ -719,6 +832,11 @@ def render_heading(t: Translator, title: str) -> str:
     return t._("🃏 Game in «{title}»").format(title=escape(title))
 
 
+def render_chat_heading(t: Translator, title: str) -> str:
+    """The first line of a private answer to a command given in a group that has no table."""
+    return t._("🃏 In «{title}»").format(title=escape(title))
+
+
 def render_error(t: Translator, code: str, **values: object) -> str:
     message = ERRORS.get(code)
     if message is None:
@@ -734,4 +852,4 @@ def language_list() -> str:
     return ", ".join(f"{code} ({name})" for code, name in LANGUAGE_NAMES.items())
 
 
-__all__ += ["language_list", "private_notes", "render_heading", "seat_name"]
+__all__ += ["language_list", "private_notes", "render_chat_heading", "render_heading", "seat_name"]

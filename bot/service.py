@@ -225,7 +225,7 @@ class Service:
                 return ctx.outgoing(ctx.messages, version + 1) + ctx.other_tables
         if redirect is not None and redirect.table_id is not None:
             return await self.run(redirect.table_id, redirect, handler)
-        busy = self._error_message(command, "busy")
+        busy = self._error_message(command, "busy", heading=ctx is None)
         return [busy] if ctx is None else ctx.outgoing([busy], ctx.version)
 
     async def _save(self, ctx: Context) -> None:
@@ -299,9 +299,11 @@ class Service:
     def _fallback_lang(self, command: Command) -> str:
         return negotiate(command.user.language) or self.settings.default_language
 
-    def _error_message(self, command: Command, code: str, lang: str | None = None) -> Message:
+    def _error_message(
+        self, command: Command, code: str, lang: str | None = None, *, heading: bool = True
+    ) -> Message:
         t = translator(lang or self._fallback_lang(command))
-        return Message(
+        message = Message(
             Sender(command.user, command.chat),
             render_error(t, code),
             None,
@@ -312,6 +314,8 @@ class Service:
             t.lang,
             "error",
         )
+        # Said in a group, read perhaps in the private chat: it names the group.
+        return with_heading(None, message, command.chat) if heading else message
 
     def _refusal_message(self, ctx: Context, refusal: Refusal, lang: str | None = None) -> Message:
         t = translator(lang) if lang is not None else ctx.t_user()

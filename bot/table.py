@@ -28,6 +28,8 @@ class ChatSettings(BaseModel):
     language: str
     turn_seconds: int
     ai_level: str
+    autoplay: bool = False
+    """A human's only legal card plays itself (`/set autoplay on`)."""
 
 
 class UserPrefs(BaseModel):

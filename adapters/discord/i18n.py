@@ -126,6 +126,8 @@ DESCRIPTIONS: Final = {
     "bid": N_("Bid in the auction"),
     "bid.amount": N_("Your bid"),
     "pass": N_("Pass"),
+    "contract": N_("Fix your contract after the exchange"),
+    "contract.amount": N_("Your contract"),
     "play": N_("Play a card"),
     "play.card": N_("The card to play"),
     "hand": N_("Show your hand (only you see it)"),

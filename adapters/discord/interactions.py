@@ -159,6 +159,10 @@ class Interactions:
         chat, user = chat_of(interaction), user_of(interaction)
         return await self._suggest(self.suggest.bids(chat.key, user.key, current))
 
+    async def contract_choices(self, interaction: discord.Interaction, current: str) -> list[int]:
+        chat, user = chat_of(interaction), user_of(interaction)
+        return await self._suggest(self.suggest.contracts(chat.key, user.key, current))
+
     async def option_choices(self, interaction: discord.Interaction, current: str) -> list[Choice]:
         return setting_names(current)
 

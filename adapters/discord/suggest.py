@@ -73,13 +73,25 @@ class Suggest:
         return out[:MAX_CHOICES]
 
     async def bids(self, table_id: str, user_key: str, current: str) -> list[int]:
-        """The bids the user may make now (the contract values in the contract step)."""
+        """The bids the user may make now (in the auction or the talon sale)."""
+        return await self._values(table_id, user_key, current, Bid)
+
+    async def contracts(self, table_id: str, user_key: str, current: str) -> list[int]:
+        """The contracts the user may fix now (after the exchange)."""
+        return await self._values(table_id, user_key, current, Contract)
+
+    async def _values(
+        self, table_id: str, user_key: str, current: str, kind: type[Bid] | type[Contract]
+    ) -> list[int]:
+        """Every legal value that starts with what was typed: with nothing typed the lowest 24 and the
+        highest (Discord shows 25 at most); typing the first digits narrows them to the rest (at most 20
+        values start with the same digit when values go in steps of 5)."""
         found = await self._seat(table_id, user_key)
         if found is None:
             return []
         state, seat, _ = found
-        values = [a.value for a in state.legal_actions(seat) if isinstance(a, Bid | Contract)]
-        chosen = [v for v in values if _matches(current, str(v))]
+        values = [a.value for a in state.legal_actions(seat) if type(a) is kind]
+        chosen = [v for v in values if _matches(str(current), str(v))]
         if len(chosen) > MAX_CHOICES:
             chosen = [*chosen[: MAX_CHOICES - 1], chosen[-1]]
         return chosen

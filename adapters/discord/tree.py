@@ -79,6 +79,18 @@ def build_group(handlers: Interactions) -> app_commands.Group:
 
     simple("pass")
 
+    @group.command(name="contract", description=_d("contract"))
+    @app_commands.describe(amount=_d("contract.amount"))
+    async def contract(interaction: discord.Interaction, amount: app_commands.Range[int, 0, MAX_BID]) -> None:
+        await handlers.slash(interaction, "contract", (str(amount),))
+
+    @contract.autocomplete("amount")
+    async def contract_amounts(
+        interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[int]]:
+        values = await handlers.contract_choices(interaction, current)
+        return [app_commands.Choice(name=str(v), value=v) for v in values]
+
     @group.command(name="play", description=_d("play"))
     @app_commands.describe(card=_d("play.card"))
     async def play(interaction: discord.Interaction, card: app_commands.Range[str, 1, 12]) -> None:

@@ -49,7 +49,7 @@ from telegram.ext import (
 from adapters.telegram.clock import Clock, SystemClock
 from adapters.telegram.content import Content
 from adapters.telegram.dispatch import Answer, Dispatcher, Origin, escape_html
-from adapters.telegram.i18n import COMMAND_MENU, GROUP_TYPING, text_in
+from adapters.telegram.i18n import COMMAND_MENU, GROUP_TYPING, HAND_SENT, HAND_UNREACHABLE, text_in
 from adapters.telegram.inbound import (
     ADMIN_COMMANDS,
     MENU_WORDS,
@@ -65,7 +65,7 @@ from adapters.telegram.reach import Reach, StartIntent, parse_start, start_link,
 from bot.commands import from_payload
 from bot.i18n import LANGUAGES, negotiate
 from bot.markup import escape
-from bot.model import ChatRef, Command, Message, UserRef
+from bot.model import ChatRef, Command, Message, Private, UserRef
 from bot.ops.health import Health
 from bot.ops.logs import log_context
 from bot.ops.metrics import Metrics
@@ -472,9 +472,34 @@ class TelegramAdapter:
             await answer(url=start_link(self.username, start_payload("join", chat.chat_id)))
             return "gated"
         command = await self._with_admin(command)
-        await self.run(
-            command, Origin(chat, command.user, answer=answer, message_id=message_id), kind="button"
-        )
+        origin = Origin(chat, command.user, answer=answer, message_id=message_id)
+        if command.name == "hand" and not chat.private:
+            return await self._hand_in_group(command, origin, answer)
+        await self.run(command, origin, kind="button")
+        return "ok"
+
+    async def _hand_in_group(self, command: Command, origin: Origin, answer: Answer) -> str:
+        """My hand pressed in the group: the hand goes to the private chat (a group never shows it), and
+        the press is answered with a toast saying so; when the bot cannot write there, the answer opens
+        the private chat instead (Start, then My hand again)."""
+        try:
+            messages = await self.runner.handle(command, kind="button")
+        except ShuttingDown:
+            log.info("stopping: %s not handled", command.name)
+            return "ok"
+        user = command.user
+        hands = [
+            m
+            for m in messages
+            if m.kind == "hand" and isinstance(m.audience, Private) and m.audience.user.key == user.key
+        ]
+        if hands:
+            lang = hands[0].language
+            if await self.reach.known(user.user_id) is True:
+                await answer(text_in(lang, HAND_SENT))
+            else:
+                await answer(text_in(lang, HAND_UNREACHABLE), url=start_link(self.username))
+        await self.dispatcher.dispatch(messages, origin)
         return "ok"
 
     async def _on_member_left(self, update: Update, context: Context) -> None:

@@ -11,7 +11,7 @@ from typing import Final
 
 from bot.i18n import LANGUAGES, N_, translator
 
-__all__ = ["COMMAND_MENU", "GROUP_TYPING", "text_in"]
+__all__ = ["COMMAND_MENU", "GROUP_TYPING", "HAND_SENT", "HAND_UNREACHABLE", "text_in"]
 
 log = logging.getLogger("thousand.telegram.i18n")
 
@@ -48,6 +48,11 @@ COMMAND_MENU: Final = (
     ("help", N_("How to play with this bot")),
 )
 """The command menu (`setMyCommands`), in the order shown."""
+
+HAND_SENT: Final = N_("Your cards are in our private chat.")
+"""The toast of My hand pressed in a group (the hand went to the private chat)."""
+HAND_UNREACHABLE: Final = N_("I cannot write to you privately: open our chat and press Start.")
+"""The toast of My hand when the private chat does not work (the answer opens it)."""
 
 NOTES: Final = (
     N_("{name}, I cannot write to you privately yet: open our chat and press Start."),

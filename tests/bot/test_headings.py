@@ -13,7 +13,7 @@ from botkit import Harness, errors, make_user
 from bot.commands import SYSTEM_COMMANDS, parse_text
 from bot.i18n import LANGUAGES, translator
 from bot.model import ChatRef, Command, Group, Message, Private, Sender, UserRef
-from bot.render import render_heading
+from bot.render import render_chat_heading, render_heading
 
 ALA, BARTEK = make_user(0), make_user(1)
 CELINA = make_user(2, "pl")
@@ -97,8 +97,17 @@ async def test_answers_in_place_and_private_tables_have_no_heading(harness: Harn
     out = await h.text(solo, "/start", chat=dm)
     hands = [m for m in out if m.kind == "hand"]
     assert hands and all("🃏" not in m.text for m in out)
-    # And a refusal of a command given in a group about no table has no game to name.
-    out = await h.text(ALA, "/hand", chat=ChatRef("t", "-555", "Elsewhere"))
+    # A refusal of a command given in a group without a table has no game to name, but it names the
+    # group: read in the private chat, "there is no table here" must say where "here" is.
+    for typed in ("/hand", "/start", "/bid 120", "/nonsense"):
+        out = await h.text(ALA, typed, chat=ChatRef("t", "-555", "Elsewhere"))
+        assert errors(out) and out[0].heading == "🃏 In «Elsewhere»", (typed, out[0].text)
+        assert out[0].text.startswith("🃏 In «Elsewhere»\n") and "Game in" not in out[0].text
+    pl = make_user(6, "pl")
+    out = await h.text(pl, "/start", chat=ChatRef("t", "-555", "Elsewhere"))
+    assert out[0].heading == render_chat_heading(translator("pl"), "Elsewhere") != "🃏 In «Elsewhere»"
+    # Typed in a private chat with no table, it is answered in place: no heading.
+    out = await h.text(ALA, "/start", chat=private_chat(ALA))
     assert errors(out) and "🃏" not in out[0].text
 
 

@@ -12,7 +12,7 @@ from bot.chart import score_chart
 from bot.commands import decode_payload, encode_payload
 from bot.i18n import LANGUAGES, translator
 from bot.markup import to_plain
-from bot.render import render_hand, render_rules, render_table
+from bot.render import page_start, render_hand, render_rules, render_table
 from bot.table import ChatSettings, SeatDoc, TableDoc
 from bot.views import public_view, seat_labels
 from core.actions import (
@@ -89,6 +89,8 @@ def _button_action(name: str, args: tuple[str, ...], state: GameState, seat: int
     match name:
         case "play":
             return Play(card[args[0]], len(args) > 1)
+        case "bid" | "contract" if page_start(args[0]) is not None:
+            return None  # a page of values: redraws the hand
         case "bid":
             return Bid(int(args[0]))
         case "contract":

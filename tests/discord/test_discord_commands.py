@@ -15,7 +15,8 @@ from adapters.discord.i18n import DESCRIPTIONS, NO_ACCESS, labels
 from bot.storage import MemoryStore
 
 SUBCOMMANDS = {
-    "new", "join", "leave", "start", "bid", "pass", "play", "hand", "score", "rules", "settings", "lang",
+    "new", "join", "leave", "start", "bid", "pass", "contract", "play", "hand", "score", "rules", "settings",
+    "lang",
     "kick", "end", "export", "stats", "top", "back", "help",
 }  # fmt: skip
 

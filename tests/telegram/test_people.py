@@ -271,9 +271,33 @@ async def test_a_hand_asked_for_comes_to_the_bottom_of_the_private_chat(rig: Rig
     await rig.say(idle, idle, "/rules")
     table_message = next(m for m in reversed(fake.bot_messages(chat)) if m.callback_data)
     my_hand = next(d for d in table_message.callback_data if decode_payload(d)[0] == "hand")
-    await rig.press(chat, idle, table_message, my_hand)
+    query = await rig.press(chat, idle, table_message, my_hand)
     assert [m.message_id for m in hands()] == [fake.messages(idle)[-1].message_id] != [second.message_id]
     assert hands()[0].content == second.content
+    # The press is answered with a toast (not an alert) saying where the cards went.
+    answer = fake.callback_query(query)
+    assert answer.text == "Your cards are in our private chat." and not answer.show_alert
+    assert answer.url is None
+
+
+async def test_my_hand_in_the_group_opens_the_private_chat_when_it_does_not_work(rig: Rig) -> None:
+    """The bot's record says it cannot write to the player (a 403 it saw, a block it was told of): My
+    hand answers with the link that opens the private chat, and a toast for clients that show it."""
+    chat, people, _ = await _three(rig)
+    fake = rig.fake
+    await rig.bot.adapter.reach.mark(people[1].id, False)
+    table_message = next(m for m in reversed(fake.bot_messages(chat)) if m.callback_data)
+    my_hand = next(d for d in table_message.callback_data if decode_payload(d)[0] == "hand")
+    answer = fake.callback_query(await rig.press(chat, people[1], table_message, my_hand))
+    assert answer.url is not None and answer.url.startswith("https://t.me/")
+    assert answer.text is not None and "open our chat" in answer.text
+    # Someone who does not sit at the table gets the refusal as an alert, in the group.
+    stranger = fake.add_user("Dave")
+    fake.user_joins(chat, stranger)
+    await rig.settle()
+    answer = fake.callback_query(await rig.press(chat, stranger, table_message, my_hand))
+    assert answer.show_alert and answer.text == "You are not sitting at this table."
+    assert not [m for m in fake.bot_messages(chat) if "not sitting" in m.content]
 
 
 # --------------------------------------------------------------------------- leaving
