@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bot.help import help_lines
-from bot.i18n import LANGUAGE_NAMES, N_, Translator
+from bot.i18n import LANGUAGE_NAMES, N_, Translator, translator
 from bot.markup import escape
 from bot.model import Button
 from bot.table import ChatSettings, SeatDoc
@@ -832,6 +832,15 @@ def render_heading(t: Translator, title: str) -> str:
     return t._("🃏 Game in «{title}»").format(title=escape(title))
 
 
+def without_played_tricks(text: str, lang: str) -> str:
+    """`text` without its "Last trick: …" lines, which show only cards already played (the previous trick
+    on a table message, a finished deal's final trick on its result). Privacy checks scan the rest: once
+    the next deal is dealt, those cards are in new hands, yet naming them where they were played is no
+    leak."""
+    prefix = translator(lang)._("Last trick: {cards} → {name}").split("{cards}")[0].strip()
+    return "\n".join(line for line in text.split("\n") if not line.lstrip("*_ ").startswith(prefix))
+
+
 def render_chat_heading(t: Translator, title: str) -> str:
     """The first line of a private answer to a command given in a group that has no table."""
     return t._("🃏 In «{title}»").format(title=escape(title))
@@ -852,4 +861,11 @@ def language_list() -> str:
     return ", ".join(f"{code} ({name})" for code, name in LANGUAGE_NAMES.items())
 
 
-__all__ += ["language_list", "private_notes", "render_chat_heading", "render_heading", "seat_name"]
+__all__ += [
+    "language_list",
+    "private_notes",
+    "render_chat_heading",
+    "render_heading",
+    "seat_name",
+    "without_played_tricks",
+]

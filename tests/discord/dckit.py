@@ -26,7 +26,7 @@ from bot.commands import decode_payload
 from bot.handlers import Handlers
 from bot.i18n import translator
 from bot.ops.runtime import Runtime
-from bot.render import give_order
+from bot.render import give_order, without_played_tricks
 from bot.service import Service
 from bot.settings import Settings
 from bot.storage import Store
@@ -392,9 +392,18 @@ class Driver:
         if isinstance(action, Bid) and state.deal.phase in (Phase.BIDDING, Phase.SALE):
             cid = by_args.get(("bid", (str(action.value),)))
             if use_slash or cid is None:
-                offered = await self.autocomplete(user, "bid", "amount", "")
-                assert action.value in offered, (action.value, offered)
+                # Discord offers 25 values at most: the first digit typed narrows them.
+                offered = await self.autocomplete(user, "bid", "amount", str(action.value)[:1])
+                assert action.value in offered and len(offered) <= 25, (action.value, offered)
                 return await self.slash(user, "bid", amount=action.value)
+            return await self.fake.press(user, hand, cid)
+        if isinstance(action, Contract):
+            cid = by_args.get(("contract", (str(action.value),)))
+            if use_slash or cid is None:
+                offered = await self.autocomplete(user, "contract", "amount", "")
+                legal_values = [a.value for a in legal if isinstance(a, Contract)]
+                assert offered[:24] == legal_values[:24] and action.value in legal_values
+                return await self.slash(user, "contract", amount=action.value)
             return await self.fake.press(user, hand, cid)
         if isinstance(action, Play):
             args = (CARD_NAMES[action.card], "!") if action.declare else (CARD_NAMES[action.card],)
@@ -459,6 +468,7 @@ class Driver:
                 versions = [*m.history, m]
                 for version in versions[self.checked.get(m.id, 0) :]:
                     text, ids = message_texts(version)
+                    text = without_played_tricks(text, lang)
                     for card in secret:
                         for label in card_texts(card, lang):
                             if label in text:

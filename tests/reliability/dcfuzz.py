@@ -31,6 +31,7 @@ from adapters.discord.client import ThousandBot
 from adapters.discord.items import DYNAMIC_ITEMS
 from bot.commands import PayloadError
 from bot.model import Command
+from bot.render import without_played_tricks
 from bot.table import TableDoc
 from core.cards import CARD_NAMES
 from core.game import GameState
@@ -396,6 +397,7 @@ class Privacy:
             for version in versions[self.checked.get(m.id, 0) :]:
                 self.versions += 1
                 text, ids = message_texts(version)
+                text = "\n".join(without_played_tricks(text, lang) for lang in langs)
                 for label in labels:
                     if label in text:
                         problems.append(f"secret card {label} in #{channel.name} message {m.id}: {text!r}")

@@ -24,6 +24,7 @@ from typing import Any
 from bot.commands import MOVE_COMMANDS, decode_payload, from_payload, parse_text
 from bot.i18n import translator
 from bot.model import ChatRef, Command, Group, Message, Private, Sender, UserRef
+from bot.render import without_played_tricks
 from bot.service import Service
 from bot.settings import Settings
 from bot.snapshot import GameCache, decode_action
@@ -586,7 +587,8 @@ class Oracle:
                 if doc is None or state is None or state.finished or doc.status != "game":
                     continue
                 secret = card_labels(secret_cards(state), m.language)
-                leaked = sorted(label for label in secret if label in m.text)
+                shown = without_played_tricks(m.text, m.language)
+                leaked = sorted(label for label in secret if label in shown)
                 if leaked:
                     v.fail(f"group message in {m.audience.chat.key} shows private cards {leaked}: {m.text!r}")
                 cards = [a for p in payloads([m]) for a in decode_payload(p)[1]]

@@ -29,7 +29,7 @@ from bot.commands import decode_payload
 from bot.handlers import Handlers
 from bot.i18n import translator
 from bot.ops.runtime import Runtime
-from bot.render import give_order
+from bot.render import give_order, without_played_tricks
 from bot.service import Service
 from bot.settings import Settings
 from bot.snapshot import GameCache
@@ -184,6 +184,7 @@ class Watch:
         deal = None if state is None or doc is None or doc.status == "lobby" else state.deal.number
         self.calls.append(GroupCall(method, deal, text))
         if doc is not None and state is not None and not state.finished:
+            text = without_played_tricks(text, doc.settings.language)
             for label in secret_labels(state, doc.settings.language):
                 if label in text:
                     self.leaks.append(f"{label} in group message during deal {deal}: {text!r}")
