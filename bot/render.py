@@ -778,6 +778,8 @@ def render_rules(t: Translator, rules: RuleSet, settings: ChatSettings, players:
             turn=turn, level=level_name(t, settings.ai_level), language=LANGUAGE_NAMES[settings.language]
         )
     )
+    forced = t._("Forced cards play themselves: {answer}")
+    lines.append(forced.format(answer=yes if settings.autoplay else no))
     if settings.options:
         changed = ", ".join(f"`{escape_code(k)}={escape_code(str(v))}`" for k, v in settings.options.items())
         lines.append(t._("Changed options: {list}").format(list=changed))

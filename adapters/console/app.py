@@ -68,12 +68,14 @@ class ConsoleGame:
             self.show(message)
 
     def show(self, message: Message) -> None:
-        if message.key is not None and not message.notify and self.shown.get(message.key) == message.text:
-            return
-        if message.key is not None:
-            self.shown[message.key] = message.text
         if message.kind == "hand":
             self.buttons = [b.payload for row in message.buttons for b in row]
+        # The labels count too: a page of bids or contracts changes the buttons and not the text.
+        seen = message.text + "\0" + "\0".join(b.label for row in message.buttons for b in row)
+        if message.key is not None and not message.notify and self.shown.get(message.key) == seen:
+            return
+        if message.key is not None:
+            self.shown[message.key] = seen
         if message.kind == "final":
             self.over = True
             if message.image is not None and self.options.chart is not None:

@@ -23,7 +23,7 @@ __all__ = ["Choice", "Suggest", "setting_names", "setting_values"]
 
 MAX_CHOICES: Final = 25
 
-SETTING_KEYS: Final = ("preset", "language", "turn", "level")
+SETTING_KEYS: Final = ("preset", "language", "turn", "level", "autoplay")
 """The chat settings `set` knows besides the rule options (see `bot.handlers.management`)."""
 
 
@@ -112,6 +112,8 @@ def setting_values(option: str, current: str) -> list[Choice]:
         values = [Choice(f"{LANGUAGE_NAMES[c]} ({c})", c) for c in LANGUAGES]
     elif option in ("level", "ai", "ai_level"):
         values = [Choice(level, level) for level in AI_LEVELS]
+    elif option == "autoplay":
+        values = [Choice("on", "on"), Choice("off", "off")]
     elif option in ("turn", "turn_seconds", "turn_time"):
         values = [Choice(f"{s} s", str(s)) for s in (0, 30, 60, 90, 120, 300)]
     elif option in RuleSet.model_fields:

@@ -13,12 +13,11 @@ from bot.render import (
     render_rules,
     render_score_sheet,
     render_stats,
-    render_table,
     render_top,
 )
 from bot.stats import DEFAULT_RATING, board_keys, elo, outcomes, stats_scopes
 from bot.table import ChatSettings, TableDoc
-from bot.views import public_view, seat_labels
+from bot.views import seat_labels
 from core.game import GameState
 from core.record import build_record
 from core.rules import RuleSet, preset
@@ -35,8 +34,7 @@ class InformationHandlers(HandlerBase):
             return
         doc = self._game(ctx)
         assert ctx.state is not None
-        t = ctx.t_group()
-        table = render_table(t, public_view(doc, ctx.state), ctx.payload_maker())
+        table = self.flow.table(ctx)
         key = f"table:{doc.serial}:{ctx.state.deal_number}"
         ctx.to_group(table.text, key=key, buttons=table.buttons, notify=True, kind="table")
 

@@ -51,6 +51,7 @@ class ManagementHandlers(InformationHandlers):
                 "language": settings.language,
                 "turn_seconds": settings.turn_seconds,
                 "ai_level": settings.ai_level,
+                "autoplay": settings.autoplay,
             }
             if doc.status == "lobby":
                 doc.settings = settings
@@ -233,7 +234,9 @@ def _seat_language(user_key: str, code: str) -> Handler:
     return step
 
 
-_CHAT_KEYS = frozenset({"language", "lang", "turn", "turn_seconds", "turn_time", "level", "ai", "ai_level"})
+_CHAT_KEYS = frozenset(
+    {"language", "lang", "turn", "turn_seconds", "turn_time", "level", "ai", "ai_level", "autoplay"}
+)
 
 
 def _changed_settings(settings: ChatSettings, key: str, raw: str) -> ChatSettings:
@@ -260,6 +263,11 @@ def _changed_settings(settings: ChatSettings, key: str, raw: str) -> ChatSetting
         if value.lower() not in AI_LEVELS:
             raise Refusal("unknown_level")
         return settings.model_copy(update={"ai_level": value.lower()})
+    if key == "autoplay":
+        word = value.lower()
+        if word not in YES and word not in NO:
+            raise Refusal("bad_value")
+        return settings.model_copy(update={"autoplay": word in YES})
     if key not in RuleSet.model_fields or key == "preset":
         raise Refusal("unknown_option")
     options = dict(settings.options)

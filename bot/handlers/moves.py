@@ -8,9 +8,7 @@ from bot.context import Context, Refusal
 from bot.handlers.base import NO, YES, HandlerBase, parse_number
 from bot.i18n import Translator, parse_card_in
 from bot.ports import Handler
-from bot.render import (
-    give_order,
-)
+from bot.render import give_order, page_start
 from core.actions import (
     BLIND_NO,
     BLIND_YES,
@@ -92,6 +90,12 @@ class MoveHandlers(HandlerBase):
         if name in ("bid", "contract"):
             if not args:
                 raise Refusal("missing_argument")
+            page = page_start(args[0]) if ctx.command.source == "button" else None
+            if page is not None:
+                # A page of the values: the hand redrawn at it, nothing saved (the version stays, and
+                # with it every button of the page).
+                self.flow.hand_message(ctx, seat, force=True, notify=False, page=page)
+                return None
             value = parse_number(args[0])
             return bid_action(value) if name == "bid" else contract_action(value)
         if name == "play":

@@ -13,6 +13,7 @@ import re
 import pytest
 from botkit import Clock, Harness, errors, make_user, quiet_settings
 
+from bot.handlers import Handlers
 from bot.i18n import translator
 from bot.markup import to_plain
 from bot.model import Group, Message
@@ -30,7 +31,8 @@ TURN = re.compile(r"^Turn: (\w+)", re.M)
 
 async def _harness(clock: Clock, seed: int = 1, **values: object) -> Harness:
     store = MemoryStore(clock=clock)
-    service = Service(store, quiet_settings(**values), clock=clock, rng=random.Random(seed))
+    settings = quiet_settings(**values)
+    service = Service(store, settings, handlers=Handlers, clock=clock, rng=random.Random(seed))
     return Harness(service, store, clock)
 
 
