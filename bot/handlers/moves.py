@@ -174,6 +174,8 @@ def _legal_hint(t: Translator, ctx: Context, seat: int) -> str | None:
     phase = state.deal.phase
     if phase in (Phase.BIDDING, Phase.SALE):
         bids = [a.value for a in legal if type(a) is Bid]
+        if len(bids) == 1:
+            return t._("You may bid {value} only.").format(value=bids[0])
         if bids:
             return t._("You may bid {low} to {high} (steps of {step}).").format(
                 low=bids[0], high=bids[-1], step=state.rules.bid_step
@@ -181,6 +183,8 @@ def _legal_hint(t: Translator, ctx: Context, seat: int) -> str | None:
         return t._("You can only pass.")
     if phase == Phase.CONTRACT:
         values = [a.value for a in legal if type(a) is Contract]
+        if len(values) == 1:
+            return t._("Contract: {value} only.").format(value=values[0])
         return t._("Contract: {low} to {high}.").format(low=values[0], high=values[-1])
     if phase == Phase.PLAY:
         cards = sorted({a.card for a in legal if type(a) is Play})

@@ -1,0 +1,107 @@
+"""Autocomplete of `/thousand bid` and `/thousand contract`: every legal value can be found by typing, in
+random deals, and Discord's limit of 25 choices is kept."""
+
+from __future__ import annotations
+
+import random
+
+from dckit import settings
+
+from adapters.discord.suggest import MAX_CHOICES, Suggest
+from bot.commands import parse_text
+from bot.handlers import Handlers
+from bot.model import ChatRef, Command, UserRef
+from bot.render import give_order
+from bot.service import Service
+from bot.snapshot import GameCache
+from bot.storage import MemoryStore
+from bot.table import TableDoc
+from core.actions import Action, Bid, Contract, Give, Pass, Play, TakeTalon
+from core.cards import CARD_NAMES
+from core.deal import Phase
+from core.game import GameState
+
+CHAT = ChatRef("dc", "42", "#cards")
+PEOPLE = [UserRef("dc", str(i), name) for i, name in enumerate(("Ala", "Bob", "Cleo"))]
+
+
+async def _typed(service: Service, user: UserRef, text: str) -> None:
+    command = parse_text(text, CHAT, user)
+    assert command is not None
+    out = await service.handle(command)
+    assert not [m for m in out if m.kind == "error"], [m.text for m in out]
+
+
+async def test_every_legal_bid_and_contract_can_be_typed() -> None:
+    store = MemoryStore()
+    service = Service(store, settings(turn_seconds=0), handlers=Handlers, rng=random.Random(5))
+    suggest = Suggest(service)
+    cache = GameCache()
+    rng = random.Random(2)
+    seen = {Bid: 0, Contract: 0}
+    try:
+        await _typed(service, PEOPLE[0], "/new russian")
+        for user in PEOPLE[1:]:
+            await _typed(service, user, "/join")
+        await _typed(service, PEOPLE[0], "/start")
+        for _ in range(600):
+            stored = await store.load(CHAT.key)
+            assert stored is not None
+            doc = TableDoc.model_validate_json(stored.document)
+            if doc.status != "game" or doc.game is None:
+                break
+            state = cache.state(doc.serial, doc.game.spec, doc.game.actions)
+            seat = state.to_act
+            assert seat is not None
+            user = PEOPLE[seat]
+            legal = list(state.legal_actions(seat))
+            for kind, ask in ((Bid, suggest.bids), (Contract, suggest.contracts)):
+                values = [a.value for a in legal if type(a) is kind]
+                offered = await ask(CHAT.key, user.key, "")
+                assert len(offered) <= MAX_CHOICES and set(offered) <= set(values)
+                if not values:
+                    continue
+                seen[kind] += 1
+                assert offered[0] == values[0] and offered[-1] == values[-1]
+                for v in values:
+                    # The first digit, or all of them, narrows the list to one that holds the value.
+                    narrowed = await ask(CHAT.key, user.key, str(v)[:1])
+                    assert v in narrowed and len(narrowed) <= MAX_CHOICES, (v, narrowed)
+                    assert v in await ask(CHAT.key, user.key, str(v))
+                # Someone else asking gets nothing: choices are the typist's own moves.
+                other = PEOPLE[(seat + 1) % 3]
+                assert await ask(CHAT.key, other.key, "") == []
+            if state.deal.phase == Phase.PLAY and all(seen.values()):
+                break
+            action = legal[rng.randrange(len(legal))]
+            if state.deal.phase in (Phase.BIDDING, Phase.CONTRACT) and isinstance(action, Bid | Contract):
+                # Bid or fix the highest value now and then, so that contracts have a range too.
+                values = [a.value for a in legal if type(a) is type(action)]
+                action = type(action)(values[-1] if rng.random() < 0.2 else values[0])
+            await service.handle(_move_command(action, state, seat, user))
+        assert all(seen.values()), seen
+    finally:
+        await service.close()
+
+
+def _move_command(action: Action, state: GameState, seat: int, user: UserRef) -> Command:
+    """The typed command of a move of the auction and the exchange (and a first card)."""
+    match action:
+        case Bid(value):
+            text = f"/bid {value}"
+        case Contract(value):
+            text = f"/contract {value}"
+        case Pass():
+            text = "/pass"
+        case TakeTalon(pile):
+            text = f"/take {pile + 1}"
+        case Give(cards):
+            given = dict(cards)
+            text = "/give " + " ".join(CARD_NAMES[given[s]] for s in give_order(state.deal.active, seat))
+        case Play(card, declare):
+            text = f"/play {CARD_NAMES[card]}{' !' if declare else ''}"
+        case _:
+            text = "/" + type(action).__name__.lower()
+    command = parse_text(text, CHAT, user)
+    assert command is not None
+    return command
