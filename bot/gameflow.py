@@ -186,7 +186,13 @@ class GameFlow:
             trigger = any(e.kind in _COMPACT_TRIGGERS for e in current)
             if before is not None and before.deal_number == state.deal_number:
                 trigger = trigger or (before.phase != state.phase and state.phase == Phase.PLAY)
+            # The trick as it forms, when the table message was not drawn for a while (people who take
+            # their time leave the group's budget room for it; fast play merges into the trick's end).
+            gap = self.settings.table_trick_seconds
+            if not trigger and gap > 0 and state.phase == Phase.PLAY and ctx.now - doc.table_at >= gap:
+                trigger = any(e.kind == ev.CARD_PLAYED for e in current)
         if not state.finished and (trigger or new_deal or force_table):
+            doc.table_at = ctx.now
             table = self.table(ctx)
             ctx.to_group(
                 table.text,

@@ -55,6 +55,11 @@ class Settings(BaseSettings):
         "compact",
         description="compact: the group's table message changes at tricks and phases; every_action: always.",
     )
+    table_trick_seconds: float = Field(
+        10.0,
+        ge=0,
+        description="compact: a card also redraws the table when it was last drawn this long ago (0: never).",
+    )
     cas_retries: int = Field(8, ge=1, description="Compare-and-set attempts before a command gives up.")
     ai_workers: int = Field(2, ge=0, description="Processes for medium/hard computer players (0: threads).")
     ai_budget_seconds: float | None = Field(None, description="Thinking time per hard decision (None: AI's).")

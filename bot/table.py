@@ -117,6 +117,9 @@ class TableDoc(BaseModel):
     kick_votes: dict[str, list[str]] = Field(default_factory=dict)
     created: float
     updated: float
+    table_at: float = 0.0
+    """When the group's table message was last drawn (the compact policy draws a trick in progress only
+    when that is `Settings.table_trick_seconds` ago)."""
     ended: str | None = None
     """Why a finished table finished: `won`, `ended`, `idle`, `abandoned`."""
     ended_by: str | None = None

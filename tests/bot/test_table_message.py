@@ -171,3 +171,44 @@ async def test_results_of_real_games_explain_every_zero(clock: Clock) -> None:
                 zeros += 1
     await h.service.close()
     assert zeros > 0
+
+
+async def test_a_trick_in_progress_is_drawn_when_the_table_was_quiet_long_enough(clock: Clock) -> None:
+    """Compact: a card redraws the table only when it was last drawn `table_trick_seconds` ago."""
+    h = await _harness(clock, seed=2, table_trick_seconds=10)
+    try:
+        await h.open_table([ALA, BARTEK, CELINA], preset="russian")
+        rng = random.Random(1)
+        quick = slow = 0
+        for _ in range(300):
+            state = await h.state()
+            if state.finished or state.deal.number > 1:
+                break
+            seat = state.to_act
+            assert seat is not None
+            in_play = state.deal.phase == "play"
+            if in_play:
+                clock.advance(11 if rng.random() < 0.5 else 1)
+            waited = clock.now
+            before = len(h.sent)
+            doc = (await h.doc())[1]
+            assert doc is not None
+            quiet = clock.now - doc.table_at
+            assert await h.play_turn(rng, USERS, sensible=True)
+            after = await h.state()
+            if not in_play or after.deal.number != state.deal.number or not after.deal.trick:
+                continue  # not a card inside a trick (a trick taken is always drawn)
+            tables = _tables(h.sent[before:])
+            if quiet >= 10:
+                assert tables, "a card after a quiet spell redraws the table"
+                text = to_plain(tables[-1].text)
+                card = translator("en").card(after.deal.trick[-1])
+                assert card in text and "Turn:" not in text
+                assert (await h.doc())[1].table_at == waited  # type: ignore[union-attr]
+                slow += 1
+            else:
+                assert not tables, "a card soon after the last drawing waits for the trick's end"
+                quick += 1
+        assert slow > 0 and quick > 0
+    finally:
+        await h.service.close()
