@@ -36,6 +36,7 @@ from bot.settings import Settings
 from bot.snapshot import GameCache
 from bot.storage import Deadline, StorageUnavailable, Store, VersionConflict
 from bot.table import ChatSettings, TableDoc, TurnDoc, UserPrefs
+from bot.throttle import CommandThrottle
 from core.rules import RuleError, preset
 
 __all__ = ["Service"]
@@ -76,6 +77,12 @@ class Service:
         self.cache = GameCache(cache_size)
         self.flow = GameFlow(self.settings, self.ai)
         self.handlers = handlers(self, rng or random.Random(secrets.randbits(64)))
+        self.throttle = CommandThrottle(
+            store,
+            limit=self.settings.command_limit,
+            window=self.settings.command_window,
+            default_language=self.settings.default_language,
+        )
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
     @property
@@ -96,7 +103,14 @@ class Service:
     # --- commands ---------------------------------------------------------------------------------
 
     async def handle(self, command: Command) -> list[Message]:
-        """Do one command; the messages to send (a refusal is one message to the sender)."""
+        """Do one command; the messages to send (a refusal is one message to the sender). A person over
+        their command budget gets one short "slow down", then nothing (`bot.throttle`)."""
+        instead = await self.throttle.before(command)
+        if instead is not None:
+            return instead
+        return await self.throttle.after(command, await self._answer(command))
+
+    async def _answer(self, command: Command) -> list[Message]:
         try:
             return await self._handle(command)
         except StorageUnavailable:

@@ -67,6 +67,12 @@ class Settings(BaseSettings):
     tick_claim_limit: int = Field(50, ge=1)
     deadline_lease_seconds: float = Field(30.0, gt=0)
 
+    # Flood control (bot.throttle; docs/OPERATIONS.md)
+    command_limit: int = Field(
+        12, ge=0, description="Commands one person may send in one chat per window (moves excepted); 0: off."
+    )
+    command_window: float = Field(60.0, gt=0, description="The window of command_limit, in seconds.")
+
     log_level: str = "INFO"
 
     # Operations (bot.ops; checked by `thousand check-config`)

@@ -64,3 +64,14 @@ def redis_factory(tmp_path: Path) -> Iterator[Callable[..., RedisServer]]:
     yield make
     for server in servers:
         server.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_command_budget() -> Iterator[None]:
+    """Tests send commands far faster than people do (a whole game, every command in a row, fuzzing), so
+    the per-person command budget (`COMMAND_LIMIT`, `bot.throttle`) is off unless a test sets it: the
+    flood tests (tests/bot/test_throttle.py, tests/telegram/test_flood.py) pass it explicitly. Set here
+    in the environment, so bot processes the tests start inherit it too."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("COMMAND_LIMIT", "0")
+        yield

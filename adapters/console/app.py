@@ -176,6 +176,7 @@ async def play(
         table_updates="every_action",
         charts=options.chart is not None,
         ai_workers=1 if options.level != "easy" else 0,
+        command_limit=0,  # one person at their own terminal: no one to protect from a flood
     )
     rng = random.Random(options.seed) if options.seed is not None else None
     service = Service(MemoryStore(), settings, handlers=Handlers, rng=rng)

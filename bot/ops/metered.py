@@ -207,6 +207,10 @@ class MeteredStore(Store):
     async def hold_sends(self, bucket_key: str, seconds: float, now: float | None = None) -> None:
         await self.inner.hold_sends(bucket_key, seconds, now)
 
+    async def count_hit(self, key: str, window: float) -> tuple[int, float]:
+        # Not counted as an outage: the command throttle lets the command through when this fails.
+        return await self.inner.count_hit(key, window)
+
     async def ping(self) -> None:
         await self.inner.ping()
 

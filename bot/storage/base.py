@@ -329,6 +329,18 @@ class Store(abc.ABC):
     async def hold_sends(self, bucket_key: str, seconds: float, now: float | None = None) -> None:
         """Refuse sends through the bucket for `seconds` (a platform's 429 retry_after), for all processes."""
 
+    # --- request budgets ----------------------------------------------------------------------------
+
+    @abc.abstractmethod
+    async def count_hit(self, key: str, window: float) -> tuple[int, float]:
+        """Count one hit on `key` (one person's commands in one chat, say): how many hits the key's current
+        window holds, this one included, and the seconds until that window ends.
+
+        A window opens with the first hit after the previous one closed and lasts `window` seconds (a fixed
+        window: a budget of N lets through at most 2N hits in any `window` seconds, across a window's end).
+        Atomic across processes: concurrent callers each get a different count. Times are the store's
+        own (the Redis server's, the memory store's clock)."""
+
     # --- plumbing -----------------------------------------------------------------------------------
 
     @abc.abstractmethod

@@ -17,6 +17,7 @@ Every key is `<prefix>:{<tag>}:<kind>` so that Redis Cluster places keys sharing
     <prefix>:{<scope_key>}:refs      hash: name -> platform message reference (expires after its last change)
     <prefix>:{sends}:log:<bucket>    zset: one entry per recorded send (sliding window log)
     <prefix>:{sends}:hold:<bucket>   string: POSIX time until which the bucket refuses sends
+    <prefix>:{<hit key>}:hits        string: hits counted in the key's current window (expires with it)
 
 The service uses the chat key as the table id (one live table per chat), so table, stream and chat index
 share a slot and a save touches one slot. Deadlines are one global zset so that any process can poll
@@ -82,6 +83,9 @@ class KeyLayout:
 
     def send_hold(self, bucket_key: str) -> str:
         return f"{self._tagged('sends', 'hold')}:{bucket_key}"
+
+    def hits(self, key: str) -> str:
+        return self._tagged(key, "hits")
 
     @staticmethod
     def slot(key: str) -> int:

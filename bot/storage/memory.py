@@ -29,6 +29,9 @@ from bot.storage.base import (
 
 __all__ = ["MemoryStore"]
 
+_HITS_SWEEP = 4096
+"""Hit counters kept before the closed windows are swept out (each person and chat leaves one behind)."""
+
 
 @dataclass(slots=True)
 class _Table:
@@ -80,6 +83,7 @@ class MemoryStore(Store):
         self._holds: dict[str, float] = {}
         self._refs: dict[str, tuple[float, dict[str, str]]] = {}
         self._moved: dict[str, _ChatEntry] = {}
+        self._hits: dict[str, tuple[int, float]] = {}
 
     # --- helpers ------------------------------------------------------------------------------------
 
@@ -429,6 +433,21 @@ class MemoryStore(Store):
         check_id("bucket key", bucket_key)
         until = self._now(now) + seconds
         self._holds[bucket_key] = max(self._holds.get(bucket_key, until), until)
+
+    # --- request budgets ----------------------------------------------------------------------------
+
+    async def count_hit(self, key: str, window: float) -> tuple[int, float]:
+        check_id("hit key", key)
+        if window <= 0:
+            raise ValueError("a hit window must be longer than 0 s")
+        now = self._clock()
+        count, ends = self._hits.get(key, (0, now))
+        if ends <= now:
+            count, ends = 0, now + window
+            if len(self._hits) >= _HITS_SWEEP:
+                self._hits = {k: v for k, v in self._hits.items() if v[1] > now}
+        self._hits[key] = (count + 1, ends)
+        return count + 1, ends - now
 
     # --- plumbing -----------------------------------------------------------------------------------
 

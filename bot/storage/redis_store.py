@@ -93,6 +93,7 @@ _CHAT_UNLINK = _Script.named("chat_unlink")
 _MOVE = _Script.named("move")
 _EXTEND = _Script.named("extend")
 _RATING = _Script.named("rating")
+_HIT = _Script.named("hit")
 
 
 def _num(value: float) -> str:
@@ -627,3 +628,12 @@ class RedisStore(Store):
             return
         args = ["" if now is None else _num(now), _num(seconds)]
         await self._script(_HOLD, [self.keys.send_hold(bucket_key)], args)
+
+    # --- request budgets ----------------------------------------------------------------------------
+
+    async def count_hit(self, key: str, window: float) -> tuple[int, float]:
+        check_id("hit key", key)
+        if window <= 0:
+            raise ValueError("a hit window must be longer than 0 s")
+        count, left_ms = await self._script(_HIT, [self.keys.hits(key)], [_ms(window)])
+        return int(count), max(0, int(left_ms)) / 1000.0
