@@ -13,7 +13,12 @@ Commands the adapter makes up itself (`unreachable` for a user who blocked the b
 messages have nobody to go to and are dropped.
 
 A `Sender` answer shown as an alert pops up over the chat where the button was pressed: it leaves out the
-line naming the group (`Message.heading`), which a private message keeps.
+line naming the group (`Message.heading`), which a private message keeps. The service's "slow down"
+(`bot.throttle`) is never turned into a note in the group: it goes as an alert or privately, or not at all.
+
+Each message gets its priority in the chat's queue and in the shared budget (`limits`): the group's keyed
+messages (the table, the lobby, results, the score sheet) and a hand that notifies (the player must act,
+or a new deal) are `URGENT`; other hands and notices `NORMAL`; answers to commands `INFO`.
 """
 
 from __future__ import annotations
@@ -28,10 +33,12 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from adapters.telegram.content import Content, render
 from adapters.telegram.i18n import text_in
+from adapters.telegram.limits import INFO, NORMAL, URGENT
 from adapters.telegram.outbox import Op, Outbox
 from adapters.telegram.reach import Reach, start_link
 from bot.markup import to_plain
 from bot.model import ChatRef, Group, Message, Private, Sender, UserRef
+from bot.throttle import THROTTLED_KIND
 
 __all__ = ["MAX_ALERT", "Answer", "Dispatcher", "Origin", "escape_html"]
 
@@ -41,6 +48,11 @@ PLATFORM: Final = "tg"
 MAX_ALERT: Final = 200
 NOTE_INTERVAL: Final = 60.0
 """At most one "open the private chat" note per user and group in this many seconds."""
+
+ANSWER_KINDS: Final = frozenset(
+    {"info", "help", "error", "rules", "score", "stats", "top", "settings", "export", THROTTLED_KIND}
+)
+"""Message kinds that answer a command (`INFO`: after everything else of their chat)."""
 
 AnswerFn = Callable[[str | None, bool, str | None], Awaitable[None]]
 
@@ -80,6 +92,16 @@ class RouteStats:
     notes: int = 0
     dropped: int = 0
     by_kind: dict[str, int] = field(default_factory=dict)
+
+
+def priority(message: Message) -> int:
+    """How urgent the message is in its chat's queue and in the shared budget."""
+    if isinstance(message.audience, Group):
+        if message.key is not None:
+            return URGENT
+    elif message.key is not None and isinstance(message.audience, Private):
+        return URGENT if message.notify else NORMAL
+    return INFO if message.kind in ANSWER_KINDS or isinstance(message.audience, Sender) else NORMAL
 
 
 def _simple(message: Message) -> bool:
@@ -132,6 +154,7 @@ class Dispatcher:
                         fresh=message.notify and message.key is not None,
                         silent=not message.notify,
                         version=message.version,
+                        priority=priority(message),
                     )
                 )
             elif isinstance(audience, Private):
@@ -161,6 +184,7 @@ class Dispatcher:
             replace_old=True,
             silent=not message.notify,
             version=message.version,
+            priority=priority(message),
         )
 
     async def _to_sender(
@@ -188,6 +212,9 @@ class Dispatcher:
             self.stats.alerts += 1
             await answer(_alert_text(message), alert=True)
             return
+        if message.kind == THROTTLED_KIND:
+            self.stats.dropped += 1  # a flooder is not answered in the group, not even with a note
+            return
         self._note(message, audience, origin)
 
     def _note(self, message: Message, audience: Sender, origin: Origin) -> None:
@@ -206,7 +233,9 @@ class Dispatcher:
         button = InlineKeyboardButton(text_in(lang, "Open the chat"), url=start_link(self._username()))
         html = escape_html(text.format(name=audience.user.name))
         content = Content("text", html, InlineKeyboardMarkup([[button]]), fingerprint="")
-        self.outbox.put(Op(int(audience.chat.chat_id), content, silent=True, reply_to=origin.message_id))
+        self.outbox.put(
+            Op(int(audience.chat.chat_id), content, silent=True, reply_to=origin.message_id, priority=INFO)
+        )
 
 
 def escape_html(text: str) -> str:

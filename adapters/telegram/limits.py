@@ -8,17 +8,42 @@ Telegram's limits whichever of the two models Telegram applies.
 
 `TELEGRAM_LIMITS` overrides the numbers (`chat=1/1,group=20/60,global=30/1`): for bots Telegram granted
 higher limits, and for test rigs whose fake server is configured the same way.
+
+Not every send is as urgent. A table update and the hand of the player who must act are `URGENT`; the
+rest (`NORMAL`: other players' hands, notices; `INFO`: answers to commands) may use only `low_share` of
+the bot's overall budget and of a group's: each such send also takes from a second, smaller bucket
+(`…:low`). Whatever the other sends do, a third of each budget is left for the urgent ones, in every
+process (the buckets are in the store like the others).
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
 from bot.storage import SendBucket
 
-__all__ = ["BUDGETED_METHODS", "SendLimits", "is_budgeted"]
+__all__ = [
+    "BUDGETED_METHODS",
+    "INFO",
+    "NORMAL",
+    "URGENT",
+    "Preempted",
+    "SendArgs",
+    "SendLimits",
+    "is_budgeted",
+]
+
+URGENT: Final = 0
+"""Table updates (and the group's other keyed messages: lobby, results, score sheet), the acting player's
+hand: first in their chat's queue and never short of budget."""
+NORMAL: Final = 1
+"""Other keyed messages (hands of players not to act) and notices."""
+INFO: Final = 2
+"""Answers to commands (/rules, /score, refusals, notes): last, and the first dropped from a full queue."""
 
 BUDGETED_METHODS: Final = frozenset(
     {
@@ -55,6 +80,24 @@ def is_budgeted(endpoint: str) -> bool:
     return endpoint.lower() in BUDGETED_METHODS
 
 
+class Preempted(Exception):
+    """A send waiting for the budget gave way to a more urgent message of its chat; nothing was sent."""
+
+
+@dataclass(frozen=True, slots=True)
+class SendArgs:
+    """What one Bot API call tells the rate limiter (PTB's `rate_limit_args`).
+
+    `still_wanted`: asked while the send waits for the budget; when it says no, the call raises
+    `Preempted` instead of sending. `wake` is set when the answer may have changed (a more urgent message
+    was queued), so the wait is cut short. `max_floods`: 429s to sit out before giving up."""
+
+    priority: int = URGENT
+    still_wanted: Callable[[], bool] | None = None
+    wake: asyncio.Event | None = None
+    max_floods: int | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class SendLimits:
     """Sends per window: in one chat, in one group (in addition to the chat's), and for the whole bot."""
@@ -62,6 +105,8 @@ class SendLimits:
     chat: tuple[int, float] = (1, 1.0)
     group: tuple[int, float] = (20, 60.0)
     overall: tuple[int, float] = (30, 1.0)
+    low_share: float = 2 / 3
+    """The share of the overall and of a group's budget that sends less urgent than `URGENT` may use."""
 
     @classmethod
     def parse(cls, text: str | None) -> SendLimits:
@@ -79,17 +124,31 @@ class SendLimits:
             if count < 1 or window <= 0:
                 raise ValueError(f"{part.strip()!r}: need at least 1 send in a window longer than 0 s")
             values["overall" if name == "global" else name] = (count, window)
-        return cls(**values)
+        default = cls()
+        return cls(
+            values.get("chat", default.chat),
+            values.get("group", default.group),
+            values.get("overall", default.overall),
+        )
 
-    def buckets(self, bot_id: str, chat_id: int | str | None) -> list[SendBucket]:
-        """The buckets one send to `chat_id` spends from (negative ids are groups and channels)."""
-        out = [SendBucket(f"tg:{bot_id}:all", self.overall[0], self.overall[1])]
+    def _low(self, limit: tuple[int, float]) -> tuple[int, float]:
+        return max(1, int(limit[0] * self.low_share)), limit[1]
+
+    def buckets(self, bot_id: str, chat_id: int | str | None, priority: int = URGENT) -> list[SendBucket]:
+        """The buckets one send to `chat_id` spends from (negative ids are groups and channels); a send
+        less urgent than `URGENT` also from the smaller `low` buckets of the bot and the group."""
+        low = priority > URGENT
+        out = [SendBucket(f"tg:{bot_id}:all", *self.overall)]
+        if low:
+            out.append(SendBucket(f"tg:{bot_id}:all:low", *self._low(self.overall)))
         if chat_id is None:
             return out
         chat = str(chat_id)
-        out.append(SendBucket(f"tg:{bot_id}:chat:{chat}", self.chat[0], self.chat[1]))
+        out.append(SendBucket(f"tg:{bot_id}:chat:{chat}", *self.chat))
         if chat.startswith(("-", "@")):
-            out.append(SendBucket(f"tg:{bot_id}:group:{chat}", self.group[0], self.group[1]))
+            out.append(SendBucket(f"tg:{bot_id}:group:{chat}", *self.group))
+            if low:
+                out.append(SendBucket(f"tg:{bot_id}:group:{chat}:low", *self._low(self.group)))
         return out
 
     def hold_keys(self, bot_id: str, chat_id: int | str | None) -> list[str]:

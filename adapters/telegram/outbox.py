@@ -12,7 +12,16 @@ that people are notified; in a private chat the previous one is deleted (a hand 
 group it stays (it is the record of the previous deal).
 
 While a message waits in the queue, a newer message for the same key takes its place instead of queueing
-behind it: under a tight budget only the latest state of a table or a hand is sent.
+behind it: under a tight budget only the latest state of a table or a hand is sent. A waiting edit of a
+message that a `replace_old` message is about to replace (and delete) is dropped. An unkeyed message
+identical to one still waiting (ten `/rules` answers for one group) is dropped too.
+
+Each message has a priority (`limits.URGENT`, `NORMAL`, `INFO`): the worker sends the most urgent
+waiting message first (in order among equals), deletions of replaced messages come after everything
+else of the chat, and a less urgent send that is waiting for the budget gives way when a more urgent
+message arrives (the rate limiter raises `Preempted`; the message goes back to its place). A queue
+holds at most `QUEUE_LIMIT` messages: beyond, the least urgent, oldest unkeyed one is dropped (logged).
+Keyed messages are never dropped there: there is one per key at most, and a chat has few keys.
 
 Messages carry the table version they were drawn from (`Message.version`), and a reference keeps the
 version of what it shows. An edit older than that is dropped: another process delivered a newer state of
@@ -33,11 +42,13 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
-from telegram import Bot, InputFile, Message, ReplyParameters
+from telegram import InputFile, Message, ReplyParameters
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TelegramError
+from telegram.ext import ExtBot
 
 from adapters.telegram.content import Content
+from adapters.telegram.limits import INFO, NORMAL, URGENT, Preempted, SendArgs
 from bot.ops.metrics import Metrics
 from bot.storage import StorageError, Store
 
@@ -49,6 +60,8 @@ PLATFORM: Final = "telegram"
 MAX_REFS: Final = 64
 """References kept per chat; the oldest go when a chat has more (old deals' table messages)."""
 KEEP_REFS: Final = 48
+QUEUE_LIMIT: Final = 32
+"""Messages waiting per chat; beyond, the least urgent, oldest unkeyed one is dropped."""
 _PINNED_REFS: Final = frozenset({"dm"})
 
 LostHandler = Callable[[int], Coroutine[Any, Any, None]]
@@ -113,6 +126,15 @@ class Op:
     reply_to: int | None = None
     version: int | None = None
     """The table version the message was drawn from (`Message.version`)."""
+    priority: int | None = None
+    """`URGENT` goes first, then `NORMAL`, then `INFO`; None: `NORMAL` for a keyed message, `INFO` for
+    an unkeyed one."""
+
+    @property
+    def rank(self) -> int:
+        if self.priority is not None:
+            return self.priority
+        return NORMAL if self.key is not None else INFO
 
 
 @dataclass(slots=True)
@@ -128,12 +150,26 @@ class DeliveryStats:
     """Edits dropped because the message already showed a newer version of the table."""
     raced: int = 0
     """Messages of one key posted by two processes at once (one of them was deleted)."""
+    duplicates: int = 0
+    """Unkeyed messages dropped because the same one was still waiting."""
+    moot: int = 0
+    """Waiting edits dropped because their message was about to be replaced and deleted."""
+    shed: int = 0
+    """Unkeyed messages dropped from a full queue."""
+    preempted: int = 0
+    """Sends that, waiting for the budget, gave way to a more urgent message (and were sent later)."""
 
 
 @dataclass(slots=True)
 class _Chat:
     queue: deque[Op] = field(default_factory=deque)
     worker: asyncio.Task[None] | None = None
+    deletions: list[int] = field(default_factory=list)
+    """Messages to delete once nothing else waits (replaced hands)."""
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when a message is queued: a less urgent send waiting for the budget checks whether to give way."""
+    started: bool = False
+    """Part of the message being delivered went out: it no longer gives way."""
 
 
 class Outbox:
@@ -141,7 +177,7 @@ class Outbox:
 
     def __init__(
         self,
-        bot: Bot,
+        bot: ExtBot[Any],
         store: Store,
         *,
         clock: Callable[[], float],
@@ -178,31 +214,88 @@ class Outbox:
             self.stats.dropped += 1
             return
         chat = self._chats.setdefault(op.chat_id, _Chat())
+        self._insert(chat, op)
+        chat.wake.set()
+        self._start(op.chat_id, chat)
+
+    def _start(self, chat_id: int, chat: _Chat) -> None:
+        if chat.worker is None and (chat.queue or chat.deletions):
+            self._idle.clear()
+            chat.worker = asyncio.get_running_loop().create_task(
+                self._work(chat_id, chat), name=f"outbox-{chat_id}"
+            )
+
+    def _insert(self, chat: _Chat, op: Op) -> None:
+        """Put `op` behind what waits: merged with a waiting message of its key, dropped when the same
+        unkeyed message waits already, and the queue kept within `QUEUE_LIMIT`."""
+        queue = chat.queue
         if op.key is not None:
-            for i in range(len(chat.queue) - 1, -1, -1):
-                pending = chat.queue[i]
+            for i in range(len(queue) - 1, -1, -1):
+                pending = queue[i]
                 if pending.key != op.key:
                     continue
                 if op.fresh and not pending.fresh:
+                    if op.replace_old:
+                        # The waiting edit is for a message about to be replaced and deleted.
+                        del queue[i]
+                        self.stats.moot += 1
                     break  # a new message after the pending edit of the old one
                 if _newer(pending.version, op.version):
                     self.stats.outdated += 1
                     return  # the waiting message already shows a newer table
-                chat.queue[i] = replace(
+                queue[i] = replace(
                     pending,
                     content=op.content,
                     silent=pending.silent and op.silent,
                     replace_old=pending.replace_old or op.replace_old,
                     version=op.version if op.version is not None else pending.version,
+                    priority=min(pending.rank, op.rank),
                 )
                 self.stats.merged += 1
                 return
+        elif any(p.key is None and _same(p, op) for p in queue):
+            self.stats.duplicates += 1
+            return
+        queue.append(op)
+        if len(queue) > QUEUE_LIMIT:
+            self._shed(op.chat_id, queue)
+
+    def _shed(self, chat_id: int, queue: deque[Op]) -> None:
+        """Drop the least urgent, oldest unkeyed message of a full queue."""
+        unkeyed = [(-o.rank, i) for i, o in enumerate(queue) if o.key is None]
+        if not unkeyed:
+            return
+        _, index = min(unkeyed)
+        dropped = queue[index]
+        del queue[index]
+        self.stats.shed += 1
+        self.stats.dropped += 1
+        log.warning(
+            "chat %s: %d messages waiting, an unkeyed one of priority %d dropped",
+            chat_id,
+            len(queue) + 1,
+            dropped.rank,
+            extra={"event": "shed"},
+        )
+
+    @staticmethod
+    def _take(chat: _Chat) -> Op:
+        """The most urgent waiting message (the oldest of those)."""
+        queue = chat.queue
+        best = min(range(len(queue)), key=lambda i: (queue[i].rank, i))
+        op = queue[best]
+        del queue[best]
+        return op
+
+    def _give_way(self, chat: _Chat, op: Op) -> None:
+        """`op` gave way to a more urgent message: back to the head of the queue, merged with what came
+        for its key since, as if it had never left."""
+        waiting = list(chat.queue)
+        chat.queue.clear()
         chat.queue.append(op)
-        if chat.worker is None:
-            self._idle.clear()
-            chat.worker = asyncio.get_running_loop().create_task(
-                self._work(op.chat_id, chat), name=f"outbox-{op.chat_id}"
-            )
+        for pending in waiting:
+            self._insert(chat, pending)
+        self.stats.preempted += 1
 
     def forget_lost(self, chat_id: int) -> None:
         """The chat works again (the user pressed Start, the bot is back in the group): deliver again."""
@@ -215,10 +308,11 @@ class Outbox:
         if chat is not None:
             self.stats.dropped += len(chat.queue)
             chat.queue.clear()
+            chat.deletions.clear()
 
     @property
     def pending(self) -> int:
-        return sum(len(c.queue) + (c.worker is not None) for c in self._chats.values())
+        return sum(len(c.queue) + len(c.deletions) + (c.worker is not None) for c in self._chats.values())
 
     async def drain(self, timeout: float | None = None) -> bool:
         """Wait until every queue is empty; False if `timeout` passed first."""
@@ -241,10 +335,15 @@ class Outbox:
 
     async def _work(self, chat_id: int, chat: _Chat) -> None:
         try:
-            while chat.queue:
-                op = chat.queue.popleft()
+            while chat.queue or chat.deletions:
+                if not chat.queue:
+                    await self._clean_up(chat_id, chat.deletions.pop(0))
+                    continue
+                op = self._take(chat)
                 try:
-                    await self._deliver(op)
+                    await self._deliver(op, chat)
+                except Preempted:
+                    self._give_way(chat, op)
                 except Forbidden as exc:
                     self._lost_chat(chat_id, chat, exc)
                 except ChatMigrated as exc:
@@ -262,7 +361,7 @@ class Outbox:
                     log.exception("delivery to chat %s failed", chat_id, extra={"event": "send"})
         finally:
             chat.worker = None
-            if not chat.queue:
+            if not chat.queue and not chat.deletions:
                 self._chats.pop(chat_id, None)
             if not self._chats:
                 self._idle.set()
@@ -287,6 +386,7 @@ class Outbox:
     def _lost_chat(self, chat_id: int, chat: _Chat, exc: Forbidden) -> None:
         dropped = len(chat.queue) + 1
         chat.queue.clear()
+        chat.deletions.clear()
         self.stats.dropped += dropped
         self._error(exc)
         handler = self.on_group_lost if chat_id < 0 else self.on_private_lost
@@ -320,13 +420,30 @@ class Outbox:
 
     # --- one message ------------------------------------------------------------------------------
 
-    async def _deliver(self, op: Op) -> None:
+    def _limits(self, op: Op, chat: _Chat) -> dict[str, Any]:
+        """PTB's `rate_limit_args` for a send of `op`: its priority and, for a less urgent one, when to give
+        way (a more urgent message waits, and nothing of `op` has gone out yet). None without a limiter."""
+        if self.bot.rate_limiter is None:
+            return {}
+        rank = op.rank
+        if rank <= URGENT:
+            return {"rate_limit_args": SendArgs(rank)}
+
+        def still_wanted() -> bool:
+            return chat.started or not any(p.rank < rank for p in chat.queue)
+
+        return {"rate_limit_args": SendArgs(rank, still_wanted, chat.wake)}
+
+    async def _deliver(self, op: Op, chat: _Chat) -> None:
+        chat.started = False
         if op.key is None:
-            await self._post(op)
+            await self._post(op, chat)
             return
         scope = chat_scope(op.chat_id)
         refs = await self.store.get_refs(scope)
         old = Ref.decode(refs.get(op.key))
+        if old is not None and old.message_id in chat.deletions:
+            old = None  # about to be deleted: not worth an edit
         content = op.content
         if old is not None and not op.fresh:
             if _newer(old.version, op.version):
@@ -337,10 +454,10 @@ class Outbox:
                 if old.older_than(op.version):
                     await self._remember(scope, op.key, old.message_id, content, refs, op.version)
                 return
-            if old.kind == "text" and content.kind == "text" and await self._edit(op, old):
+            if old.kind == "text" and content.kind == "text" and await self._edit(op, chat, old):
                 await self._remember(scope, op.key, old.message_id, content, refs, op.version)
                 return
-        message_id = await self._post(op)
+        message_id = await self._post(op, chat)
         displaced = await self._remember(scope, op.key, message_id, content, refs, op.version)
         one_message = op.replace_old or not op.fresh
         known = (message_id, old.message_id if old is not None else None)
@@ -355,9 +472,10 @@ class Outbox:
             else:
                 await self._delete(op.chat_id, displaced.message_id)
         if old is not None and old.message_id != message_id and one_message:
-            await self._delete(op.chat_id, old.message_id)
+            # Deleted once nothing more urgent waits: the new message is out, the old one can wait.
+            chat.deletions.append(old.message_id)
 
-    async def _edit(self, op: Op, old: Ref) -> bool:
+    async def _edit(self, op: Op, chat: _Chat, old: Ref) -> bool:
         """Edit the text message behind the key; False when it is gone (then a new one is posted)."""
         try:
             await self.bot.edit_message_text(
@@ -366,6 +484,7 @@ class Outbox:
                 message_id=old.message_id,
                 parse_mode=ParseMode.HTML,
                 reply_markup=op.content.markup,
+                **self._limits(op, chat),
             )
         except BadRequest as exc:
             text = exc.message.lower()
@@ -375,16 +494,17 @@ class Outbox:
             if "not found" in text or "can't be edited" in text or "no text" in text:
                 return False
             raise
+        chat.started = True
         self.stats.edited += 1
         return True
 
-    async def _post(self, op: Op) -> int:
+    async def _post(self, op: Op, chat: _Chat) -> int:
         """Send the message (its lead texts first); the id of the main message."""
         c = op.content
         for text in c.lead:
-            await self._send_text(op, text, with_markup=False)
+            await self._send_text(op, chat, text, with_markup=False)
         if c.kind == "text":
-            return await self._send_text(op, c.text, with_markup=True)
+            return await self._send_text(op, chat, c.text, with_markup=True)
         caption = c.text or None
         if c.kind == "photo" and c.image is not None:
             sent = await self.bot.send_photo(
@@ -394,6 +514,7 @@ class Outbox:
                 parse_mode=ParseMode.HTML if caption else None,
                 reply_markup=c.markup,
                 disable_notification=op.silent,
+                **self._limits(op, chat),
             )
         else:
             name, data = c.document or ("file.bin", b"")
@@ -404,11 +525,13 @@ class Outbox:
                 parse_mode=ParseMode.HTML if caption else None,
                 reply_markup=c.markup,
                 disable_notification=op.silent,
+                **self._limits(op, chat),
             )
+        chat.started = True
         self.stats.sent += 1
         return sent.message_id
 
-    async def _send_text(self, op: Op, text: str, *, with_markup: bool) -> int:
+    async def _send_text(self, op: Op, chat: _Chat, text: str, *, with_markup: bool) -> int:
         sent: Message = await self.bot.send_message(
             op.chat_id,
             text,
@@ -418,7 +541,9 @@ class Outbox:
             reply_parameters=(
                 ReplyParameters(op.reply_to, allow_sending_without_reply=True) if op.reply_to else None
             ),
+            **self._limits(op, chat),
         )
+        chat.started = True
         self.stats.sent += 1
         return sent.message_id
 
@@ -428,6 +553,14 @@ class Outbox:
         except BadRequest:
             return  # already gone (the user deleted it) or too old to delete: nothing to do
         self.stats.deleted += 1
+
+    async def _clean_up(self, chat_id: int, message_id: int) -> None:
+        """A deferred deletion: trouble is logged (the old message stays on screen), the queue goes on."""
+        try:
+            await self._delete(chat_id, message_id)
+        except TelegramError as exc:
+            self._error(exc)
+            log.info("old message %s in chat %s not deleted: %s", message_id, chat_id, exc)
 
     async def _remember(
         self,
@@ -456,6 +589,19 @@ class Outbox:
         for _, name in aged[: max(0, len(aged) - KEEP_REFS)]:
             await self.store.delete_ref(scope, name)
             refs.pop(name, None)
+
+
+def _same(a: Op, b: Op) -> bool:
+    """Two unkeyed messages that would look the same in the chat."""
+    x, y = a.content, b.content
+    return (
+        x.kind == y.kind
+        and x.text == y.text
+        and x.lead == y.lead
+        and x.image == y.image
+        and x.document == y.document
+        and (x.markup.to_dict() if x.markup else None) == (y.markup.to_dict() if y.markup else None)
+    )
 
 
 def _newer(version: int | None, than: int | None) -> bool:

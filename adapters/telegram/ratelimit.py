@@ -9,10 +9,15 @@ jitter; Telegram's refusals (400, 403) are not retried: they are answers, not ac
 
 A send whose answer was lost (a timeout after Telegram accepted it) is sent again, so in that rare case a
 message can appear twice; losing a hand or a table message would be worse.
+
+A call says how urgent it is with PTB's `rate_limit_args` (`SendArgs`): a send less urgent than a table
+update also spends from the smaller `low` buckets (see `limits`), and one that is waiting gives way
+(`Preempted`, nothing sent) when its outbox says a more urgent message of the chat came meanwhile.
 """
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import logging
 import random
@@ -25,7 +30,7 @@ from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
 from telegram.ext import BaseRateLimiter
 
 from adapters.telegram.clock import Clock, SystemClock
-from adapters.telegram.limits import SendLimits, is_budgeted
+from adapters.telegram.limits import Preempted, SendArgs, SendLimits, is_budgeted
 from bot.ops.metrics import Metrics
 from bot.storage import Store
 
@@ -46,10 +51,11 @@ def retry_after_seconds(exc: RetryAfter) -> float:
     return float(value or 0)
 
 
-class SharedRateLimiter(BaseRateLimiter[int]):
+class SharedRateLimiter(BaseRateLimiter[SendArgs]):
     """PTB rate limiter over the store's shared send budget.
 
-    `rate_limit_args` (PTB's per-call extra) is the most 429s to sit out for that call before giving up.
+    `rate_limit_args` (PTB's per-call extra, a `SendArgs`): the call's priority, whether it is still
+    wanted while it waits, and the most 429s to sit out before giving up.
     """
 
     def __init__(
@@ -80,6 +86,8 @@ class SharedRateLimiter(BaseRateLimiter[int]):
         """429 answers seen by this limiter (for tests and benchmarks)."""
         self.waits = 0
         """Sends that had to wait for the budget."""
+        self.preempted = 0
+        """Waiting sends that gave way to a more urgent one of their chat."""
 
     async def initialize(self) -> None:
         return None
@@ -90,19 +98,37 @@ class SharedRateLimiter(BaseRateLimiter[int]):
     def _now(self) -> float | None:
         return self.clock.now() if self.clock.explicit else None
 
-    async def _acquire(self, chat_id: int | str | None) -> None:
-        buckets = self.limits.buckets(self.bot_id, chat_id)
+    async def _acquire(self, chat_id: int | str | None, args: SendArgs) -> None:
+        buckets = self.limits.buckets(self.bot_id, chat_id, args.priority)
         waited = 0.0
         while True:
+            if args.wake is not None:
+                args.wake.clear()  # before asking: a message queued from here on wakes the pause below
+            if args.still_wanted is not None and not args.still_wanted():
+                self.preempted += 1
+                raise Preempted
             wait = await self.store.acquire_sends(buckets, self._now())
             if wait <= 0:
                 break
             waited += wait
-            await self.clock.sleep(wait)
+            await self._pause(wait, args.wake)
         if waited > 0:
             self.waits += 1
             if self.metrics is not None:
                 self.metrics.rate_limited(PLATFORM, waited)
+
+    async def _pause(self, seconds: float, wake: asyncio.Event | None) -> None:
+        """Sleep, or less if `wake` is set meanwhile (then the caller asks `still_wanted` again)."""
+        if wake is None:
+            await self.clock.sleep(seconds)
+            return
+        sleeper = asyncio.ensure_future(self.clock.sleep(seconds))
+        waker = asyncio.ensure_future(wake.wait())
+        try:
+            await asyncio.wait((sleeper, waker), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            sleeper.cancel()
+            waker.cancel()
 
     async def _hold(self, chat_id: int | str | None, seconds: float) -> None:
         for key in self.limits.hold_keys(self.bot_id, chat_id):
@@ -119,17 +145,18 @@ class SharedRateLimiter(BaseRateLimiter[int]):
         kwargs: dict[str, Any],
         endpoint: str,
         data: dict[str, Any],
-        rate_limit_args: int | None,
+        rate_limit_args: SendArgs | None,
     ) -> bool | JSONDict | list[JSONDict]:
         budgeted = is_budgeted(endpoint)
         raw_chat = data.get("chat_id")
         chat_id: int | str | None = raw_chat if isinstance(raw_chat, int | str) else None
-        max_floods = self.max_floods if rate_limit_args is None else rate_limit_args
+        call = rate_limit_args if isinstance(rate_limit_args, SendArgs) else SendArgs()
+        max_floods = self.max_floods if call.max_floods is None else call.max_floods
         floods = 0
         failures = 0
         while True:
             if budgeted:
-                await self._acquire(chat_id)
+                await self._acquire(chat_id, call)
             try:
                 return await callback(*args, **kwargs)
             except RetryAfter as exc:

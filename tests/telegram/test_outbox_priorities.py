@@ -1,0 +1,173 @@
+"""The delivery queues under pressure: identical answers merged, edits of a message about to be replaced
+dropped, the most urgent message first, a waiting answer giving way to a table update, full queues
+shedding the least urgent, and the shared budget keeping a share for urgent sends."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+from floodkit import Recorder, SimClock
+from tgkit import Rig
+
+from adapters.telegram.content import render
+from adapters.telegram.limits import INFO, NORMAL, URGENT, SendLimits
+from adapters.telegram.outbox import QUEUE_LIMIT, Op, Outbox
+from bot.model import ChatRef, Group, Message, Private, UserRef
+
+
+def _group(chat_id: int, text: str, key: str | None = None, **kw: object) -> Message:
+    return Message(Group(ChatRef("tg", str(chat_id), "Cards")), text, key, **kw)  # type: ignore[arg-type]
+
+
+def _op(chat_id: int, text: str, key: str | None = None, *, priority: int | None = None, **kw: object) -> Op:
+    return Op(chat_id, render(_group(chat_id, text, key)), key=key, priority=priority, **kw)  # type: ignore[arg-type]
+
+
+def _sent_texts(rig: Rig, chat_id: int, method: str = "sendMessage") -> list[str]:
+    return [
+        str(c.params.get("text"))
+        for c in rig.fake.calls
+        if c.method == method and str(c.params.get("chat_id")) == str(chat_id) and c.status == 200
+    ]
+
+
+async def test_identical_answers_waiting_for_one_chat_go_once(rig: Rig) -> None:
+    chat = rig.group("Cards", [rig.fake.add_user("Alice")])
+    outbox = rig.bot.adapter.outbox
+    for _ in range(10):
+        outbox.put(_op(chat.id, "**Rules: polish**"))
+    outbox.put(_op(chat.id, "something else"))
+    await outbox.drain()
+    assert _sent_texts(rig, chat.id) == ["<b>Rules: polish</b>", "something else"]
+    assert outbox.stats.duplicates == 9
+    # Once sent, the same answer asked again is sent again (only waiting ones merge).
+    outbox.put(_op(chat.id, "**Rules: polish**"))
+    await outbox.drain()
+    assert _sent_texts(rig, chat.id).count("<b>Rules: polish</b>") == 2
+
+
+async def test_an_edit_of_a_hand_about_to_be_replaced_is_not_sent(rig: Rig) -> None:
+    alice = rig.fake.add_user("Alice")
+    rig.fake.user_starts_bot(alice)
+    await rig.settle()
+    user = UserRef("tg", str(alice.id), "Alice")
+    outbox = rig.bot.adapter.outbox
+
+    def hand(text: str, version: int, *, notify: bool) -> Op:
+        message = Message(Private(user), text, "hand:tg:-1", notify=notify, version=version)
+        key = "hand:tg:-1"
+        return Op(alice.id, render(message), key=key, fresh=notify, replace_old=True, version=version)
+
+    outbox.put(hand("hand v1", 1, notify=True))
+    await outbox.drain()
+    first = rig.fake.last_bot_message(alice)
+    outbox.put(hand("hand v2", 2, notify=False))  # an edit of v1 ...
+    outbox.put(hand("hand v3", 3, notify=True))  # ... which v3 replaces: v1 is deleted, never edited
+    await outbox.drain()
+    assert outbox.stats.moot == 1
+    assert first.deleted and first.history == []
+    assert [m.content for m in rig.fake.messages(alice) if m.content.startswith("hand")] == ["hand v3"]
+    assert not [c for c in rig.fake.calls if c.method == "editMessageText"]
+
+
+async def test_table_updates_go_before_answers_queued_earlier(rig: Rig) -> None:
+    chat = rig.group("Cards", [rig.fake.add_user("Alice")])
+    outbox = rig.bot.adapter.outbox
+    outbox.put(_op(chat.id, "table v1", "table:x:1", fresh=True, priority=URGENT, version=1))
+    await outbox.drain()
+    outbox.put(_op(chat.id, "score answer"))
+    outbox.put(_op(chat.id, "Bob is away", priority=NORMAL))
+    outbox.put(_op(chat.id, "rules answer"))
+    outbox.put(_op(chat.id, "table v2", "table:x:1", priority=URGENT, version=2))
+    await outbox.drain()
+    order = [
+        (c.method, str(c.params.get("text")))
+        for c in rig.fake.calls
+        if str(c.params.get("chat_id")) == str(chat.id) and c.method in ("sendMessage", "editMessageText")
+    ]
+    assert order[1:] == [
+        ("editMessageText", "table v2"),
+        ("sendMessage", "Bob is away"),
+        ("sendMessage", "score answer"),
+        ("sendMessage", "rules answer"),
+    ]
+
+
+async def test_a_full_queue_drops_the_least_urgent_oldest_answers(rig: Rig) -> None:
+    chat = rig.group("Cards", [rig.fake.add_user("Alice")])
+    outbox = rig.bot.adapter.outbox
+    outbox.put(_op(chat.id, "notice", priority=NORMAL))
+    for i in range(QUEUE_LIMIT + 5):
+        outbox.put(_op(chat.id, f"answer {i}"))
+    outbox.put(_op(chat.id, "table", "table:x:1", fresh=True, priority=URGENT, version=1))
+    assert outbox.stats.shed == 7
+    await outbox.drain()
+    sent = _sent_texts(rig, chat.id)
+    assert sent[:2] == ["table", "notice"]  # kept, and first
+    assert sent[2:] == [f"answer {i}" for i in range(7, QUEUE_LIMIT + 5)]  # the oldest answers went
+    assert rig.fake.stats.too_many_requests == 0
+
+
+@pytest.fixture
+async def tight() -> AsyncIterator[tuple[Rig, Recorder]]:
+    """The real bot on a `SimClock`, with a group budget of 3 messages a minute (2 for answers)."""
+    clock = SimClock()
+    rig = Rig(clock=clock, limits=SendLimits(group=(3, 60.0)))  # type: ignore[arg-type]
+    recorder = Recorder()
+    recorder.install(rig)
+    await rig.start()
+    try:
+        yield rig, recorder
+    finally:
+        await rig.close()
+        await clock.close()
+
+
+async def test_a_waiting_answer_gives_way_to_a_table_update(tight: tuple[Rig, Recorder]) -> None:
+    rig, recorder = tight
+    chat = rig.group("Cards", [rig.fake.add_user("Alice")])
+    outbox = rig.bot.adapter.outbox
+    start = rig.clock()
+    for i in range(2):
+        outbox.put(_op(chat.id, f"answer {i}"))
+    await outbox.drain()
+    outbox.put(_op(chat.id, "answer 2"))
+    for _ in range(50):  # time stands still while something can run: the third answer now waits
+        await asyncio.sleep(0)
+    assert _sent_texts(rig, chat.id) == ["answer 0", "answer 1"] and outbox.pending
+    outbox.put(_op(chat.id, "table", "table:x:1", fresh=True, priority=URGENT, version=1))
+    await outbox.drain()
+    times = {c.text: c.at for c in recorder.after(start, chat, ("sendMessage",))}
+    assert _sent_texts(rig, chat.id) == ["answer 0", "answer 1", "table", "answer 2"]
+    assert times["table"] - start <= 2.0  # the third slot of the minute went to the table
+    assert times["answer 2"] - start >= 60.0  # the answer waited for the next minute
+    assert outbox.stats.preempted >= 1 and rig.bot.limiter.preempted >= 1
+    assert rig.fake.stats.too_many_requests == 0
+
+
+def test_less_urgent_sends_take_from_smaller_buckets_too() -> None:
+    limits = SendLimits()
+    urgent = {b.key: b.limit for b in limits.buckets("7", -100, URGENT)}
+    info = {b.key: b.limit for b in limits.buckets("7", -100, INFO)}
+    assert urgent == {"tg:7:all": 30, "tg:7:chat:-100": 1, "tg:7:group:-100": 20}
+    assert info == {**urgent, "tg:7:all:low": 20, "tg:7:group:-100:low": 13}
+    assert {b.key for b in limits.buckets("7", 42, NORMAL)} == {"tg:7:all", "tg:7:all:low", "tg:7:chat:42"}
+
+
+async def test_a_bot_without_the_shared_limiter_still_delivers(rig: Rig) -> None:
+    """Outboxes on a plain `ExtBot` (no rate limiter: PTB refuses `rate_limit_args` then) work as before."""
+    from fakes.telegram import InProcessRequest
+    from telegram.ext import ExtBot
+
+    chat = rig.group("Cards", [rig.fake.add_user("Alice")])
+    bot: ExtBot[None] = ExtBot(rig.fake.token, request=InProcessRequest(rig.fake))
+    await bot.initialize()
+    other = Outbox(bot, rig.store, clock=rig.clock.now)
+    other.put(_op(chat.id, "hello"))
+    other.put(_op(chat.id, "table", "table:x:1", fresh=True, priority=URGENT, version=1))
+    await other.drain()
+    assert _sent_texts(rig, chat.id) == ["table", "hello"] and other.stats.failed == 0
+    await other.close()
+    await bot.shutdown()
