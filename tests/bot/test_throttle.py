@@ -10,6 +10,7 @@ import random
 import pytest
 from botkit import Clock, Harness, errors, make_user, quiet_settings
 
+from bot.handlers import Handlers
 from bot.model import ChatRef, Command, Group, Message, Private, Sender
 from bot.service import Service
 from bot.storage import MemoryStore, RedisStore, StorageUnavailable, Store
@@ -22,7 +23,7 @@ def _harness(clock: Clock, store: Store | None = None, **settings: object) -> Ha
     store = store or MemoryStore(clock=clock)
     values: dict[str, object] = {"command_limit": LIMIT, "command_window": 60.0}
     values.update(settings)
-    return Harness(Service(store, quiet_settings(**values), clock=clock), store, clock)
+    return Harness(Service(store, quiet_settings(**values), handlers=Handlers, clock=clock), store, clock)
 
 
 def _throttled(messages: list[Message]) -> list[Message]:
@@ -171,3 +172,21 @@ async def test_the_slow_down_reaches_only_its_sender() -> None:
     (slow,) = await h.text(ala, "/rules")
     assert slow.kind == THROTTLED_KIND
     assert isinstance(slow.audience, Sender) and not isinstance(slow.audience, Group | Private)
+
+
+async def test_two_processes_share_one_budget(redis_url: str, redis_prefix: str) -> None:
+    """Two bot processes on one Redis (a webhook behind a load balancer): the person's commands count
+    once, whichever process gets them."""
+    clock = Clock()
+    stores = [RedisStore.from_url(redis_url, prefix=redis_prefix) for _ in range(2)]
+    harnesses = [_harness(clock, store) for store in stores]
+    ala = make_user(0)
+    try:
+        answers = [await harnesses[i % 2].text(ala, "/rules") for i in range(4 * LIMIT)]
+        assert sum(any(isinstance(m.audience, Group) for m in a) for a in answers) == LIMIT
+        assert sum(len(_throttled(a)) for a in answers) == 1
+    finally:
+        for h in harnesses:
+            await h.service.close()
+        for store in stores:
+            await store.close()
