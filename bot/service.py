@@ -82,6 +82,7 @@ class Service:
             limit=self.settings.command_limit,
             window=self.settings.command_window,
             default_language=self.settings.default_language,
+            language=lambda command: self.language_of(command.user, command.chat.key),
         )
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 

@@ -20,9 +20,11 @@ When the store cannot count (Redis down), commands go through: the game matters 
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import logging
 import math
+from collections.abc import Awaitable, Callable
 
 from bot.commands import MOVE_COMMANDS, SYSTEM_COMMANDS
 from bot.i18n import negotiate, translator
@@ -51,11 +53,22 @@ class Verdict(enum.Enum):
 class CommandThrottle:
     """Counts commands per person and chat in the store. `limit` 0 turns the budget off."""
 
-    def __init__(self, store: Store, *, limit: int, window: float, default_language: str = "en") -> None:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        limit: int,
+        window: float,
+        default_language: str = "en",
+        language: Callable[[Command], Awaitable[str]] | None = None,
+    ) -> None:
+        """`language`: the language to tell a person to slow down in (the service's `language_of`: their
+        own choice first); without it, their platform's, else `default_language`."""
         self.store = store
         self.limit = limit
         self.window = window
         self.default_language = default_language
+        self._language = language
         self.warned = 0
         self.silenced = 0
 
@@ -97,7 +110,7 @@ class CommandThrottle:
         verdict, left = await self._charge(command)
         if verdict is Verdict.ALLOW:
             return None
-        return [self.slow_down(command, left)] if verdict is Verdict.WARN else []
+        return [await self.slow_down(command, left)] if verdict is Verdict.WARN else []
 
     async def after(self, command: Command, messages: list[Message]) -> list[Message]:
         """A refused move is charged now; over the budget, its refusal is not sent."""
@@ -111,10 +124,14 @@ class CommandThrottle:
             return messages
         refused = {id(m) for m in refusals}
         kept = [m for m in messages if id(m) not in refused]
-        return [self.slow_down(command, left), *kept] if verdict is Verdict.WARN else kept
+        return [await self.slow_down(command, left), *kept] if verdict is Verdict.WARN else kept
 
-    def slow_down(self, command: Command, seconds_left: float) -> Message:
-        t = translator(negotiate(command.user.language) or self.default_language)
+    async def slow_down(self, command: Command, seconds_left: float) -> Message:
+        lang = negotiate(command.user.language) or self.default_language
+        if self._language is not None:
+            with contextlib.suppress(StorageError):  # else the platform's language will do
+                lang = await self._language(command)
+        t = translator(lang)
         n = max(1, math.ceil(seconds_left))
         text = t._(
             "Slow down, please: too many commands. I will answer yours again in {seconds} s "

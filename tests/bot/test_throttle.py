@@ -190,3 +190,14 @@ async def test_two_processes_share_one_budget(redis_url: str, redis_prefix: str)
             await h.service.close()
         for store in stores:
             await store.close()
+
+
+async def test_the_slow_down_is_in_the_language_the_person_chose() -> None:
+    clock = Clock()
+    h = _harness(clock)
+    ala = make_user(0, "en")
+    await h.text(ala, "/lang uk")
+    for _ in range(LIMIT - 1):
+        await h.text(ala, "/rules")
+    (slow,) = await h.text(ala, "/rules")
+    assert slow.kind == THROTTLED_KIND and slow.text.startswith("Повільніше")
