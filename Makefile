@@ -2,6 +2,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# `make play` needs only the package itself, not the test and lint tools of the dev extra.
+PLAY_STAMP := $(VENV)/.installed-play
 
 NATIVE := build/native
 NATIVE_MODULES := core/cards.py core/deal.py core/game.py core/scoring.py core/events.py core/errors.py \
@@ -15,12 +17,18 @@ ARENA ?= --candidate hard --baseline medium --preset polish --players 3 --deals 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+$(PLAY_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e .
+	touch $(PLAY_STAMP)
+
+# The dev install holds everything play needs too.
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	touch $(STAMP) $(PLAY_STAMP)
 
-play: $(STAMP)
+play: $(PLAY_STAMP)
 	$(BIN)/thousand play $(ARGS)
 
 test: $(STAMP)

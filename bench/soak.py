@@ -266,6 +266,8 @@ class Soak:
                 "AI_WORKERS": "0",
                 "DEFAULT_AI_LEVEL": "easy",
                 "TURN_SECONDS": str(args.turn_seconds),
+                # The default warning (30 s) only fits turns longer than that (check-config refuses it).
+                "WARN_SECONDS": "30" if args.turn_seconds > 30 else "0",
                 "METRICS_HOST": "127.0.0.1",
                 "LOG_FORMAT": "json",
                 "LOG_LEVEL": "INFO",

@@ -62,7 +62,9 @@ class Settings(BaseSettings):
     )
     cas_retries: int = Field(8, ge=1, description="Compare-and-set attempts before a command gives up.")
     ai_workers: int = Field(2, ge=0, description="Processes for medium/hard computer players (0: threads).")
-    ai_budget_seconds: float | None = Field(None, description="Thinking time per hard decision (None: AI's).")
+    ai_budget_seconds: float | None = Field(
+        None, gt=0, description="Thinking time per hard decision (None: AI's)."
+    )
     charts: bool = Field(True, description="Attach a score-progress PNG at the end of a game.")
     tick_claim_limit: int = Field(50, ge=1)
     deadline_lease_seconds: float = Field(30.0, gt=0)

@@ -27,6 +27,7 @@ __all__ = [
     "Platform",
     "check_settings",
     "describe",
+    "disagreements",
     "load_settings",
     "parse_listen",
     "secrets_of",
@@ -170,6 +171,55 @@ def check_settings(settings: Settings, platform: Platform | None = None) -> list
         shard_ids(settings.discord_shard_ids, settings.discord_shard_count)
     except ValueError as exc:
         problems.append(f"DISCORD_SHARD_IDS: {exc}")
+    problems.extend(disagreements(settings))
+    return problems
+
+
+_WILDCARD_HOSTS: Final = frozenset({"", "0.0.0.0", "::", "*"})
+
+
+def disagreements(settings: Settings) -> list[str]:
+    """Values each valid alone that do not work together: one line each, naming both settings.
+
+    Checked here (at start-up and by check-config) rather than in `Settings`, which tests build with
+    deliberately odd values (a two-second turn) to drive the timers quickly."""
+    s = settings
+    problems: list[str] = []
+    if s.turn_seconds and s.warn_seconds and s.warn_seconds >= s.turn_seconds:
+        problems.append(
+            f"WARN_SECONDS: must be less than TURN_SECONDS ({s.warn_seconds} >= {s.turn_seconds}): the "
+            "warning before a turn's deadline would never be sent (WARN_SECONDS=0 switches it off)"
+        )
+    if s.turn_seconds and s.turn_seconds >= s.game_ttl:
+        problems.append(
+            f"GAME_TTL: must be longer than TURN_SECONDS ({s.game_ttl:g} <= {s.turn_seconds}): a game "
+            "waiting for a turn would be deleted before the turn's deadline"
+        )
+    if s.lobby_idle_seconds >= s.lobby_ttl:
+        problems.append(
+            f"LOBBY_IDLE_SECONDS: must be less than LOBBY_TTL ({s.lobby_idle_seconds:g} >= {s.lobby_ttl:g}): "
+            "an idle lobby would be deleted before it is closed with a message"
+        )
+    if s.ai_budget_seconds is not None and s.ai_budget_seconds >= s.deadline_lease_seconds:
+        problems.append(
+            f"AI_BUDGET_SECONDS: must be less than DEADLINE_LEASE_SECONDS ({s.ai_budget_seconds:g} >= "
+            f"{s.deadline_lease_seconds:g}): a deadline whose computer player is still thinking would be "
+            "claimed again by another process"
+        )
+    if s.redis_cluster and s.redis_url is not None and urlsplit(s.redis_url).scheme == "unix":
+        problems.append("REDIS_CLUSTER: a Redis Cluster is reached over TCP, not a unix:// REDIS_URL")
+    if s.telegram_webhook_url is not None and s.metrics_port:
+        try:
+            host, port = parse_listen(s.telegram_webhook_listen)
+        except ValueError:
+            pass  # reported above
+        else:
+            same_host = host == s.metrics_host or {host, s.metrics_host} & _WILDCARD_HOSTS
+            if port == s.metrics_port and same_host:
+                problems.append(
+                    f"METRICS_PORT: the same port as TELEGRAM_WEBHOOK_LISTEN ({port}): the two listeners "
+                    "cannot both bind it (METRICS_PORT=0 switches the metrics listener off)"
+                )
     return problems
 
 

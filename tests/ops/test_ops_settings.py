@@ -9,7 +9,15 @@ from pathlib import Path
 import pytest
 
 from bot.ops.commands import check_config
-from bot.ops.config import ConfigError, check_settings, load_settings, secrets_of, shard_ids, startup_settings
+from bot.ops.config import (
+    ConfigError,
+    check_settings,
+    disagreements,
+    load_settings,
+    secrets_of,
+    shard_ids,
+    startup_settings,
+)
 from bot.ops.logs import configure_logging
 
 TG = "123456789:AAFakeTelegramTokenForTests_0123456"
@@ -211,3 +219,103 @@ def test_check_settings_is_empty_for_a_complete_discord_config(monkeypatch: pyte
     monkeypatch.setenv("DISCORD_SHARD_IDS", "2,3")
     monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:6379/0")
     assert check_settings(load_settings(None), "discord") == []
+
+
+# --- values that must agree with each other --------------------------------------------------------------
+
+# (values that disagree, the setting the line starts with, the other setting it names, values that agree)
+DISAGREEING = [
+    ({"WARN_SECONDS": "200", "TURN_SECONDS": "90"}, "WARN_SECONDS", "TURN_SECONDS", {"WARN_SECONDS": "89"}),
+    ({"WARN_SECONDS": "90", "TURN_SECONDS": "90"}, "WARN_SECONDS", "TURN_SECONDS", {"WARN_SECONDS": "0"}),
+    ({"TURN_SECONDS": "600", "GAME_TTL": "600"}, "GAME_TTL", "TURN_SECONDS", {"GAME_TTL": "601"}),
+    (
+        {"LOBBY_IDLE_SECONDS": "3600", "LOBBY_TTL": "1800"},
+        "LOBBY_IDLE_SECONDS",
+        "LOBBY_TTL",
+        {"LOBBY_TTL": "3601"},
+    ),
+    (
+        {"AI_BUDGET_SECONDS": "30", "DEADLINE_LEASE_SECONDS": "30"},
+        "AI_BUDGET_SECONDS",
+        "DEADLINE_LEASE_SECONDS",
+        {"AI_BUDGET_SECONDS": "29.5"},
+    ),
+    (
+        {"REDIS_CLUSTER": "true", "REDIS_URL": "unix:///run/redis.sock"},
+        "REDIS_CLUSTER",
+        "REDIS_URL",
+        {"REDIS_URL": "redis://127.0.0.1:7000/0"},
+    ),
+    (
+        {"TELEGRAM_WEBHOOK_LISTEN": "0.0.0.0:9100", "METRICS_PORT": "9100", "METRICS_HOST": "127.0.0.1"},
+        "METRICS_PORT",
+        "TELEGRAM_WEBHOOK_LISTEN",
+        {"METRICS_PORT": "9101"},
+    ),
+    (
+        {"TELEGRAM_WEBHOOK_LISTEN": "127.0.0.1:8443", "METRICS_PORT": "8443", "METRICS_HOST": "0.0.0.0"},
+        "METRICS_PORT",
+        "TELEGRAM_WEBHOOK_LISTEN",
+        {"METRICS_PORT": "0"},
+    ),
+]
+
+
+def webhook_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TELEGRAM_TOKEN", TG)
+    monkeypatch.setenv("TELEGRAM_WEBHOOK_URL", "https://bot.example.org/tg")
+    monkeypatch.setenv("TELEGRAM_WEBHOOK_SECRET", HOOK_SECRET)
+
+
+@pytest.mark.parametrize(
+    ("values", "first", "other", "fixed"), DISAGREEING, ids=[",".join(d[0]) for d in DISAGREEING]
+)
+def test_settings_that_disagree_are_refused_naming_both(
+    monkeypatch: pytest.MonkeyPatch, values: dict[str, str], first: str, other: str, fixed: dict[str, str]
+) -> None:
+    webhook_env(monkeypatch)
+    for name, value in values.items():
+        monkeypatch.setenv(name, value)
+    code, out, err = run_check("telegram")
+    assert code == 2, out
+    (line,) = problem_lines(err)
+    assert line.startswith(f"thousand: {first}: "), line
+    assert other in line
+    assert "config ok" not in out
+    # The same start-up refuses too, and changing one of the two values makes them agree.
+    with pytest.raises(ConfigError):
+        startup_settings("telegram", None)
+    for name, value in fixed.items():
+        monkeypatch.setenv(name, value)
+    code, out, err = run_check("telegram")
+    assert (code, err) == (0, ""), err
+    assert out.splitlines()[-1].startswith("config ok for telegram")
+
+
+def test_a_short_turn_is_fine_without_a_warning_and_timers_off_ignore_the_warning(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("TURN_SECONDS", "15")
+    monkeypatch.setenv("WARN_SECONDS", "0")
+    assert check_settings(load_settings(None)) == []
+    monkeypatch.setenv("TURN_SECONDS", "0")  # no timers: neither the warning nor GAME_TTL matter
+    monkeypatch.setenv("WARN_SECONDS", "500")
+    monkeypatch.setenv("GAME_TTL", "10")
+    assert check_settings(load_settings(None)) == []
+
+
+def test_the_metrics_port_may_equal_the_webhook_port_when_no_webhook_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("TELEGRAM_WEBHOOK_LISTEN", "0.0.0.0:9100")
+    monkeypatch.setenv("METRICS_PORT", "9100")
+    assert check_settings(load_settings(None)) == []
+    monkeypatch.setenv("TELEGRAM_WEBHOOK_LISTEN", "10.0.0.5:9100")  # two addresses: both bind
+    monkeypatch.setenv("METRICS_HOST", "10.0.0.6")
+    webhook_env(monkeypatch)
+    assert check_settings(load_settings(None), "telegram") == []
+
+
+def test_the_defaults_agree() -> None:
+    """(The shipped Kubernetes configuration is checked whole in test_ops_deploy.py.)"""
+    assert disagreements(load_settings(None)) == []
