@@ -177,13 +177,19 @@ def _trick_text(t: Translator, names: list[str], cards: Sequence[int], seats: Se
     return " · ".join(parts)
 
 
+def hand_order(cards: Sequence[int]) -> list[int]:
+    """Cards as a hand shows them: by suit, high to low within a suit. The card buttons follow the same
+    order, so the n-th choice is where the eye finds it in the hand."""
+    return sorted(cards, key=lambda c: (c // 6, -(c % 6)))
+
+
 def _hand_text(t: Translator, hand: int) -> str:
     """A hand sorted by suit, one group per suit that is held."""
     groups = []
     for suit in range(4):
-        cards = cards_of(hand & SUIT_MASKS[suit])
+        cards = hand_order(cards_of(hand & SUIT_MASKS[suit]))
         if cards:
-            groups.append(" ".join(t.card(c) for c in reversed(cards)))
+            groups.append(" ".join(t.card(c) for c in cards))
     return "   ".join(groups) if groups else "—"
 
 
@@ -292,7 +298,7 @@ def render_table(
         if not live and leader >= 0 and not v.finished:
             leads = t._("**Trick {number}:** {name} leads.")
             lines.append(leads.format(number=v.tricks + 1, name=names[leader]))
-        taken = " · ".join(f"{names[s]} {v.taken[s]}" for s in v.active)
+        taken = " · ".join(f"{names[s]} {v.taken[s]}" for s in sorted(v.active))  # seat order, as Scores
         lines.append(t._("Points this deal: {list}").format(list=taken))
     if v.to_act >= 0 and not v.finished and (live or v.phase in _STEADY_TURNS):
         lines.append(
@@ -369,7 +375,7 @@ def _value_buttons(
 def _card_rows(
     t: Translator, cards: Sequence[int], make: Callable[[int], Button]
 ) -> list[tuple[Button, ...]]:
-    buttons = [make(c) for c in cards]
+    buttons = [make(c) for c in hand_order(cards)]
     return [tuple(buttons[i : i + 4]) for i in range(0, len(buttons), 4)]
 
 
@@ -864,6 +870,7 @@ def language_list() -> str:
 
 
 __all__ += [
+    "hand_order",
     "language_list",
     "private_notes",
     "render_chat_heading",
