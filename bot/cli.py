@@ -74,7 +74,7 @@ def play(
     level: str = typer.Option("medium", help="Computer players: easy, medium or hard."),
     lang: str = typer.Option("en", help="Language: en, pl, ru, uk, et or tr."),
     seed: int | None = typer.Option(None, help="Seed for the deals (the same seed gives the same cards)."),
-    name: str = typer.Option("You", help="Your name at the table."),
+    name: str | None = typer.Option(None, help="Your name at the table (default: 'You' in your language)."),
     chart: Path | None = typer.Option(None, help="Save the score chart (PNG) here at the end."),
 ) -> None:
     """Play 1000 in the terminal against computer players."""

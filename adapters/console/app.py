@@ -14,14 +14,16 @@ import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Final
 
 from rich.console import Console
 from rich.text import Text
 
 from adapters.console.render import message_renderable
-from bot.commands import decode_payload, from_payload, parse_text
+from adapters.console.screen import YOU, Screen
+from bot.commands import UNKNOWN, PayloadError, encode_payload, from_payload, parse_text, read_payload
 from bot.handlers import Handlers
-from bot.i18n import LANGUAGES, parse_card_in, translator
+from bot.i18n import LANGUAGES, Translator, parse_card_in, translator
 from bot.model import ChatRef, Command, Message, UserRef
 from bot.service import Service
 from bot.settings import Settings
@@ -40,8 +42,15 @@ class GameOptions:
     level: str = "medium"
     lang: str = "en"
     seed: int | None = None
-    name: str = "You"
+    name: str | None = None
+    """The player's name at the table; None: "You" in the player's language."""
     chart: Path | None = None
+
+
+_QUIT: Final = frozenset({"quit", "exit", "q"})
+_HELP: Final = frozenset({"help", "?", "h"})
+_CARD_MOVES: Final = ("play", "give", "discard")
+_VALUE_MOVES: Final = ("bid", "contract")
 
 
 @dataclass
@@ -56,10 +65,22 @@ class ConsoleGame:
     buttons: list[str] = field(default_factory=list)
     shown: dict[str, str] = field(default_factory=dict)
     over: bool = False
+    screen: Screen = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.screen = Screen(self.t, self.name)
+
+    @property
+    def t(self) -> Translator:
+        return translator(self.options.lang)
+
+    @property
+    def name(self) -> str:
+        return self.options.name or self.t._(YOU)
 
     @property
     def user(self) -> UserRef:
-        return UserRef("console", "you", self.options.name, self.options.lang, True)
+        return UserRef("console", "you", self.name, self.options.lang, True)
 
     async def send(self, command: Command | None) -> None:
         if command is None:
@@ -80,7 +101,25 @@ class ConsoleGame:
             self.over = True
             if message.image is not None and self.options.chart is not None:
                 self.options.chart.write_bytes(message.image)
-        self.console.print(message_renderable(message))
+        if message.kind == "lobby":
+            self.screen.hold_lobby(message)
+            return
+        self.print_lobby()
+        printed = self.screen.filter(message)
+        if printed is not None:
+            self.console.print(message_renderable(printed))
+
+    def print_lobby(self) -> None:
+        lobby = self.screen.take_lobby()
+        if lobby is not None:
+            self.console.print(message_renderable(lobby))
+
+    def say(self, text: str, *, error: bool = False) -> None:
+        """One line of the terminal's own (not the service's)."""
+        if error:
+            self.console.print(Text("✗ ", style="bold red") + Text(text))
+        else:
+            self.console.print(Text(text))
 
     async def start(self) -> None:
         o = self.options
@@ -88,66 +127,125 @@ class ConsoleGame:
         for _ in range(o.players - 1):
             await self.send(parse_text(f"/add_ai {o.level}", self.chat, self.user))
         await self.send(parse_text("/start", self.chat, self.user))
+        self.print_lobby()
 
-    def _button_for_card(self, text: str) -> str | None:
-        """The button of a typed card (play, give, lay down), if one is shown."""
-        try:
-            card = parse_card_in(text.rstrip("!"), (self.options.lang, "en"))
-        except CardParseError:
+    # --- what was typed -----------------------------------------------------------------------------
+
+    def _cards(self, text: str) -> tuple[list[str], bool] | None:
+        """The cards of a line made only of cards (`AS`, `10h 9c`, `qh!`, the reader's letters), in
+        notation, and whether a `!` asks to declare a marriage; None for anything else."""
+        tokens = text.replace(",", " ").split()
+        declare = bool(tokens) and tokens[-1] == "!"
+        if declare:
+            tokens.pop()
+        if not tokens:
             return None
-        name = CARD_NAMES[card]
-        declare = text.endswith("!")
+        names = []
+        for token in tokens:
+            declare = declare or token.endswith("!")
+            try:
+                card = parse_card_in(token.rstrip("!"), (self.options.lang, "en"))
+            except CardParseError:
+                return None
+            names.append(CARD_NAMES[card])
+        return names, declare
+
+    def _card_command(self, cards: list[str], declare: bool) -> Command | None:
+        """The move the typed cards make now, as the card buttons on screen would send it (so the service
+        says why when it is not possible: not in your hand, follow suit...); None after saying why not."""
         for payload in self.buttons:
-            cmd, args, _, _ = decode_payload(payload)
-            if cmd in ("play", "give", "discard") and args and args[-1 if cmd != "play" else 0] == name:
-                if cmd == "play" and (("!" in args) != declare):
-                    continue
-                return payload
-        return None
+            try:
+                p = read_payload(payload)
+            except PayloadError:
+                continue
+            if p.name not in _CARD_MOVES:
+                continue
+            if p.name == "play" and len(cards) > 1:
+                self.say(self.t._("Play one card at a time."), error=True)
+                return None
+            if p.name == "play":
+                args: tuple[str, ...] = (cards[0], "!") if declare else (cards[0],)
+            else:
+                # One card adds to the cards picked so far; several make the whole give or lay-down.
+                args = (*p.args[:-1], cards[0]) if len(cards) == 1 else tuple(cards)
+            try:
+                return from_payload(
+                    encode_payload(p.name, args, p.version, p.table_id, p.tag), self.chat, self.user
+                )
+            except PayloadError:
+                break
+        # No card to choose now (bidding, someone else's turn): the service says what is possible.
+        return parse_text(f"/play {cards[0]}{' !' if declare else ''}", self.chat, self.user)
+
+    async def _choose(self, number: int) -> None:
+        """A typed number: the choice of that number, else a bid or contract of that value."""
+        t = self.t
+        if 1 <= number <= len(self.buttons):
+            await self.send(from_payload(self.buttons[number - 1], self.chat, self.user))
+            return
+        for payload in self.buttons:
+            try:
+                name = read_payload(payload).name
+            except PayloadError:
+                continue
+            if name in _VALUE_MOVES:
+                await self.send(parse_text(f"/{name} {number}", self.chat, self.user))
+                return
+        if self.buttons:
+            self.say(
+                t._("There is no choice {number}: type a number from 1 to {count}.").format(
+                    number=number, count=len(self.buttons)
+                ),
+                error=True,
+            )
+        else:
+            self.say(t._("There is nothing to choose now."), error=True)
 
     async def step(self, line: str) -> bool:
         """Handle one line of input; False when the player quits."""
-        t = translator(self.options.lang)
+        t = self.t
         text = line.strip()
         word = text.lower().lstrip("/")
         if not text:
             return True
-        if word in ("quit", "exit", "q"):
+        if word in _QUIT:
             await self.send(parse_text("/end", self.chat, self.user))
             return False
-        if word in ("help", "?", "h"):
-            self.console.print(
-                Text(t._("Type the number of a choice, a card (QS, 10h, q♠), or a command: bid 120, pass."))
-            )
-            self.console.print(Text(t._("Also: help, rules, score, hand, table, quit.")))
+        if word in _HELP:
+            self.say(t._("Type the number of a choice, a card (QS, 10h, q♠), or a command: bid 120, pass."))
+            self.say(t._("Also: help, rules, score, hand, table, quit."))
             await self.send(parse_text("/help", self.chat, self.user))
             return True
-        if text.isdigit() and 1 <= int(text) <= len(self.buttons):
-            await self.send(from_payload(self.buttons[int(text) - 1], self.chat, self.user))
+        if text.isdigit():
+            await self._choose(int(text))
             return True
-        payload = self._button_for_card(text)
-        if payload is not None:
-            await self.send(from_payload(payload, self.chat, self.user))
+        cards = self._cards(text)
+        if cards is not None:
+            await self.send(self._card_command(*cards))
             return True
-        command = parse_text(text if text.startswith("/") else "/" + text, self.chat, self.user)
+        command = parse_text(text if text[0] in "/!" else "/" + text, self.chat, self.user)
+        if command is None or command.name == UNKNOWN:
+            self.say(t._("Not a choice, a card or a command. Type help for the list."), error=True)
+            return True
         await self.send(command)
         return True
 
     async def loop(self) -> int:
-        t = translator(self.options.lang)
+        t = self.t
         await self.start()
-        self.console.print(Text(t._("Type help for help, quit to stop."), style="dim"))
+        self.say(t._("Type help for help, quit to stop."))
         while not self.over:
             line = await self.read_line("> ")
             if line is None:
-                self.console.print(Text(t._("Input ended: the game stops."), style="dim"))
+                # End of input (Ctrl-D) is a way to stop, not a failure: exit status 0 as for quit.
+                self.say(t._("Input ended: the game stops."))
                 await self.send(parse_text("/end", self.chat, self.user))
-                return 1
+                return 0
             if not await self.step(line):
                 return 0
-        self.console.print(Text(t._("Game over. Thank you for playing!"), style="bold"))
+        self.say(t._("Game over. Thank you for playing!"))
         if self.options.chart is not None:
-            self.console.print(Text(t._("Score chart saved to {path}").format(path=self.options.chart)))
+            self.say(t._("Score chart saved to {path}").format(path=self.options.chart))
         return 0
 
 
@@ -156,7 +254,10 @@ async def _stdin_line(prompt: str) -> str | None:
         sys.stdout.write(prompt)
         sys.stdout.flush()
         line = sys.stdin.readline()
-        return None if line == "" else line
+        if line == "":
+            sys.stdout.write("\n")  # Ctrl-D leaves the cursor after the prompt
+            return None
+        return line
 
     return await asyncio.to_thread(read)
 
