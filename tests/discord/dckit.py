@@ -391,6 +391,8 @@ class Driver:
             return await self.fake.press(user, hand, by_args[("pass", ())])
         if isinstance(action, Bid) and state.deal.phase in (Phase.BIDDING, Phase.SALE):
             cid = by_args.get(("bid", (str(action.value),)))
+            if cid is None and not use_slash:
+                cid = await self.turn_pages(user, hand, moves, "bid", action.value)
             if use_slash or cid is None:
                 # Discord offers 25 values at most: the first digit typed narrows them.
                 offered = await self.autocomplete(user, "bid", "amount", str(action.value)[:1])
@@ -399,6 +401,8 @@ class Driver:
             return await self.fake.press(user, hand, cid)
         if isinstance(action, Contract):
             cid = by_args.get(("contract", (str(action.value),)))
+            if cid is None and not use_slash:
+                cid = await self.turn_pages(user, hand, moves, "contract", action.value)
             if use_slash or cid is None:
                 offered = await self.autocomplete(user, "contract", "amount", "")
                 legal_values = [a.value for a in legal if isinstance(a, Contract)]
@@ -442,6 +446,34 @@ class Driver:
             cid = moves[0][0]
             self.stats["fallback"] += 1
         return await self.fake.press(user, hand, cid)
+
+    async def turn_pages(
+        self,
+        user: FakeUser,
+        hand: FakeMessage,
+        moves: list[tuple[str, tuple[str, tuple[str, ...], int, str]]],
+        name: str,
+        value: int,
+    ) -> str | None:
+        """Press the hand's page buttons (`bid p180`) towards the page that holds `value`; the custom id
+        of the value's button, or None when no page shows it."""
+        for _ in range(6):
+            pages = []
+            for cid, p in moves:
+                arg = p[1][0] if p[0] == name and p[1] else ""
+                if arg.startswith("p") and arg[1:].isdigit():
+                    pages.append((int(arg[1:]), cid))
+            below = [page for page in pages if page[0] <= value]
+            if not below:
+                return None
+            it = await self.fake.press(user, hand, max(below)[1])
+            await self.settle(it)
+            self.stats["pages"] += 1
+            moves = [(c, p) for c in hand.custom_ids() if (p := payload_of(c)) is not None]
+            found = [cid for cid, p in moves if p[0] == name and p[1] == (str(value),)]
+            if found:
+                return found[0]
+        return None
 
     async def slash(self, user: FakeUser, name: str, **options: Any) -> FakeInteraction:
         self.stats["slash"] += 1

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import random
 
-from dckit import settings
+from dckit import Driver, World, payload_of, running_bot, settings
+from fakes.discord import FakeDiscord
 
 from adapters.discord.suggest import MAX_CHOICES, Suggest
 from bot.commands import parse_text
@@ -105,3 +106,31 @@ def _move_command(action: Action, state: GameState, seat: int, user: UserRef) ->
     command = parse_text(text, CHAT, user)
     assert command is not None
     return command
+
+
+async def test_bid_pages_on_the_ephemeral_hand(fake: FakeDiscord, world: World) -> None:
+    """Pages of bids turn on the player's ephemeral hand (the interaction updates it), save nothing, and
+    the top bid found there is a move."""
+    async with running_bot(fake, MemoryStore(), settings(), seed=3) as bot:
+        for attempt in range(40):
+            driver = Driver(fake, world.channel, world.users[:3], [bot], random.Random(attempt))
+            await driver.open("russian")
+            version, _, state = await driver.peek()
+            assert state is not None and state.to_act is not None
+            bids = [a.value for a in state.legal_actions(state.to_act) if isinstance(a, Bid)]
+            if len(bids) <= 12:
+                await driver.settle(await fake.slash(world.users[0], world.channel, "thousand", "end"))
+                continue
+            user = world.users[:3][state.to_act]
+            hand = await driver.hand_for(user, version)
+            moves = [(c, p) for c in hand.custom_ids() if (p := payload_of(c)) is not None]
+            assert str(bids[-1]) not in [p[1][0] for _, p in moves if p[0] == "bid" and p[1]]
+            cid = await driver.turn_pages(user, hand, moves, "bid", bids[-1])
+            assert cid is not None and driver.stats["pages"] >= 1
+            assert (await driver.peek())[0] == version, "turning pages saves nothing"
+            it = await fake.press(user, hand, cid)
+            await driver.settle(it)
+            _, _, state = await driver.peek()
+            assert state is not None and state.deal.bid == bids[-1]
+            return
+    raise AssertionError("no deal with more bids than a page")

@@ -398,3 +398,41 @@ async def test_every_listed_command_is_understood(rig: Rig) -> None:
         assert len(answers) - 1 > seen or new_edits > edits, f"no answer to {text}"
         assert not any("Unknown command" in m.content for m in answers), text
     assert (await table.doc()).status == "finished"
+
+
+async def test_bid_pages_turn_in_place_in_the_private_chat(rig: Rig) -> None:
+    """A page button edits the hand message in place (no new message, nobody notified) and the bid found
+    on the new page is a move."""
+    from bot.render import page_start
+
+    for _ in range(8):
+        chat, people, table = await _three(rig, preset="russian", short=False)
+        _, state = await table.state()
+        assert state is not None and state.to_act is not None
+        user = people[state.to_act]
+        hand = table.hand_message(user)
+        assert hand is not None
+        pages = [d for d in hand.callback_data if decode_payload(d)[0] == "bid" and "p" in d.split(":")[1]]
+        if pages:
+            break
+        await rig.say(chat, people[0], "/end")
+    else:
+        raise AssertionError("no deal with more bids than a page")
+    version = (await rig.store.load(table.table_id)).version  # type: ignore[union-attr]
+    last = pages[-1]
+    start = page_start(decode_payload(last)[1][0])
+    query = await rig.press(user, user, hand, last)
+    assert rig.fake.callback_query(query).answered
+    after = table.hand_message(user)
+    assert after is not None and after.message_id == hand.message_id and len(after.history) >= 1
+    values = [
+        int(a[0])
+        for d in after.callback_data
+        if (p := decode_payload(d))[0] == "bid" and (a := p[1]) and page_start(a[0]) is None
+    ]
+    assert start is not None and values and values[0] >= start
+    assert (await rig.store.load(table.table_id)).version == version  # type: ignore[union-attr]
+    top = next(d for d in after.callback_data if decode_payload(d)[1] == (str(values[-1]),))
+    await rig.press(user, user, after, top)
+    _, state = await table.state()
+    assert state is not None and state.deal.bid == values[-1]
