@@ -121,6 +121,18 @@ def telegram(
 
 
 @app.command()
+def web(
+    env_file: Path = typer.Option(Path(".env"), help="Read this file too, if it exists."),
+) -> None:
+    """Serve the web table (WEB_LISTEN; PUBLIC_URL, TELEGRAM_WEBAPP_URL; REDIS_URL shared with the bots).
+    With TELEGRAM_TOKEN, the messages moves cause are sent to Telegram from here. See docs/WEB.md.
+    """
+    from adapters.web.main import main as run
+
+    raise typer.Exit(run(str(env_file)))
+
+
+@app.command()
 def discord(
     shards: int | None = typer.Option(
         None,

@@ -31,6 +31,7 @@ from bot.i18n import LANGUAGES, negotiate, translator
 from bot.migrate import follow_move, move_chat
 from bot.model import ChatRef, Command, Message, Sender, UserRef
 from bot.ports import Handler, HandlersFactory
+from bot.presence import Presence, drop_seen_hands
 from bot.render import render_error, render_help
 from bot.settings import Settings
 from bot.snapshot import GameCache
@@ -68,6 +69,7 @@ class Service:
         clock: Callable[[], float] = time.time,
         rng: random.Random | None = None,
         cache_size: int = 512,
+        presence: Presence | None = None,
     ) -> None:
         self.store = store
         self.settings = settings or Settings()
@@ -85,6 +87,8 @@ class Service:
             language=lambda command: self.language_of(command.user, command.chat.key),
         )
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        self.presence = presence
+        """Who has the web table open (`bot.presence`): their hands are not redrawn on each move."""
 
     @property
     def defaults(self) -> ChatSettings:
@@ -113,7 +117,7 @@ class Service:
 
     async def _answer(self, command: Command) -> list[Message]:
         try:
-            return await self._handle(command)
+            return await self._seen(await self._handle(command), command.user.key)
         except StorageUnavailable:
             log.warning("storage unavailable for %s", command.name)
             return [self._error_message(command, "unavailable")]
@@ -121,6 +125,15 @@ class Service:
             # A bug must not leave the user without an answer; nothing was saved unless the save succeeded.
             log.exception("command %s failed", command.name)
             return [self._error_message(command, "internal")]
+
+    async def _seen(self, messages: list[Message], asker: str | None) -> list[Message]:
+        """Without the hand messages of players who watch the table on the web (`bot.presence`)."""
+        if self.presence is None:
+            return messages
+        try:
+            return await drop_seen_hands(messages, self.presence, asker)
+        except StorageUnavailable:
+            return messages
 
     async def _handle(self, command: Command) -> list[Message]:
         name = command.name
@@ -366,7 +379,7 @@ class Service:
                 except Exception:
                     # The lease brings the deadline back later; other tables' deadlines go on.
                     log.exception("deadline %s of %s failed", token, table_id)
-            return out
+            return await self._seen(out, None)
         except StorageUnavailable:
             log.warning("storage unavailable during tick")
             return []

@@ -92,6 +92,24 @@ class Settings(BaseSettings):
     telegram_webhook_listen: str = Field("0.0.0.0:8443", description="HOST:PORT the webhook server binds.")
     telegram_webhook_secret: SecretStr | None = Field(None, description="Telegram's secret_token header.")
 
+    # The web table (adapters/web, docs/WEB.md)
+    public_url: str | None = Field(
+        None, description="Public base URL of the web table (https in production); links start with it."
+    )
+    telegram_webapp_url: str | None = Field(
+        None, description="URL of the Telegram Mini App (https; usually PUBLIC_URL/): the hand's button."
+    )
+    telegram_webapp_name: str | None = Field(
+        None, description="Short name of the Mini App (@BotFather /newapp): the group's t.me direct link."
+    )
+    web_secret: SecretStr | None = Field(
+        None, description="Key signing web links and sessions (unset: derived from the bot token)."
+    )
+    web_listen: str = Field("127.0.0.1:8080", description="HOST:PORT `thousand web` listens on.")
+    webapp_max_age: int = Field(86400, ge=60, description="Oldest Telegram initData accepted (seconds).")
+    web_session_seconds: int = Field(12 * 3600, ge=60, description="Lifetime of a web table session.")
+    web_link_seconds: int = Field(900, ge=60, description="Lifetime of a Discord or terminal table link.")
+
     # Discord sharding
     discord_shard_count: int | None = Field(None, ge=1, description="Total shards (unset: Discord's advice).")
     discord_shard_ids: str | None = Field(None, description="Shards this process runs: '0,1' or '0-3'.")

@@ -61,6 +61,11 @@ async def run(settings: Settings, webhook: Webhook | None, api_url: str | None, 
     bot = TelegramBot(runtime, token.get_secret_value(), api_url=api_url, limits=limits)
     try:
         await bot.start(webhook=webhook)
+        if settings.public_url or settings.telegram_webapp_url:
+            # The web table in this process too (WEB_LISTEN): its moves' messages go out through this bot.
+            from adapters.web.main import start_web
+
+            await start_web(runtime, bot.adapter.deliver)
     except Exception:
         await runtime.stop("failed to start")
         raise

@@ -51,10 +51,17 @@ def origin_of(url: str) -> str:
     return f"{scheme}://{host}:{port}"
 
 
-def same_origin(request: web.Request, public_url: str | None) -> bool:
-    """Whether the request's Origin is this server's own: PUBLIC_URL's origin when set, else the origin
-    the request was addressed to (its Host; the terminal's 127.0.0.1 server)."""
+def same_origin(request: web.Request, public_url: str | None, *, allow_missing: bool = False) -> bool:
+    """Whether the request comes from this server's own pages: its Origin is PUBLIC_URL's origin when set,
+    else the origin the request was addressed to (its Host; the terminal's 127.0.0.1 server).
+
+    `allow_missing`: a browser sends no Origin on a same-origin GET (an EventSource), so a GET without one
+    passes unless the browser says it is cross-site (`Sec-Fetch-Site`); a POST must always carry it."""
+    if request.headers.get("Sec-Fetch-Site", "").lower() == "cross-site":
+        return False
     origin = request.headers.get("Origin")
+    if origin is None and allow_missing:
+        return True
     if not origin or origin == "null":
         return False
     allowed = origin_of(public_url) if public_url else origin_of(f"{request.scheme}://{request.host}")

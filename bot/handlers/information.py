@@ -18,6 +18,7 @@ from bot.render import (
 from bot.stats import DEFAULT_RATING, board_keys, elo, outcomes, stats_scopes
 from bot.table import ChatSettings, TableDoc
 from bot.views import seat_labels
+from bot.weblinks import signer_for
 from core.game import GameState
 from core.record import build_record
 from core.rules import RuleSet, preset
@@ -81,11 +82,25 @@ class InformationHandlers(HandlerBase):
             raise Refusal("nothing_to_export")
         data = json.dumps(record, ensure_ascii=False, indent=1).encode()
         t = ctx.t_user()
+        text = t._("The game record ({deals} finished deals).").format(deals=len(state.history))
+        url = self._replay_url(ctx, doc, finished=state.finished)
+        if url is not None:
+            text += "\n" + t._("Replay the game: {url}").format(url=url)
         ctx.reply(
-            t._("The game record ({deals} finished deals).").format(deals=len(state.history)),
+            text,
             document=(f"thousand-{doc.serial}.json", data),
             kind="export",
         )
+
+    def _replay_url(self, ctx: Context, doc: TableDoc, *, finished: bool) -> str | None:
+        """The web replay of this game (docs/WEB.md), readable as long as the table is kept."""
+        settings = self.svc.settings
+        signer = signer_for(settings)
+        if settings.public_url is None or signer is None:
+            return None
+        lifetime = settings.finished_ttl if finished else settings.game_ttl
+        token = signer.replay_token(doc.id, doc.serial, ctx.now + lifetime)
+        return f"{settings.public_url.rstrip('/')}/replay/{token}"
 
     async def stats(self, ctx: Context) -> None:
         store = self.svc.store

@@ -38,7 +38,9 @@ __all__ = [
 Platform = Literal["telegram", "discord"]
 
 # Fields whose values never appear in a message (REDIS_URL may carry a password: shown redacted).
-_SECRET_FIELDS: Final = frozenset({"telegram_token", "discord_token", "telegram_webhook_secret", "redis_url"})
+_SECRET_FIELDS: Final = frozenset(
+    {"telegram_token", "discord_token", "telegram_webhook_secret", "redis_url", "web_secret"}
+)
 _TELEGRAM_TOKEN: Final = re.compile(r"\d+:[A-Za-z0-9_-]{20,}")
 _DISCORD_TOKEN: Final = re.compile(r"[^\s.]{10,}\.[^\s.]{4,}\.[^\s.]{10,}")
 _WEBHOOK_SECRET: Final = re.compile(r"[A-Za-z0-9_-]{1,256}")
@@ -162,6 +164,8 @@ def check_settings(settings: Settings, platform: Platform | None = None) -> list
         except ValueError as exc:
             problems.append(f"TELEGRAM_WEBHOOK_LISTEN: {exc} (got {settings.telegram_webhook_listen!r})")
 
+    problems.extend(_web_problems(settings))
+
     discord = _secret(settings.discord_token)
     if discord is not None and not _DISCORD_TOKEN.fullmatch(discord):
         problems.append("DISCORD_TOKEN: not a bot token (three parts separated by dots)")
@@ -223,6 +227,35 @@ def disagreements(settings: Settings) -> list[str]:
     return problems
 
 
+def _web_problems(settings: Settings) -> list[str]:
+    """The web table's URLs: absolute, https for a Mini App (Telegram opens nothing else), no query."""
+    problems = []
+    for name in ("public_url", "telegram_webapp_url"):
+        value = getattr(settings, name)
+        if value is None:
+            continue
+        url = urlsplit(value)
+        local = url.hostname in ("127.0.0.1", "localhost", "::1")
+        if url.scheme not in ("https", "http") or not url.hostname or url.query or url.fragment:
+            problems.append(f"{name.upper()}: must be an absolute URL without query (got {value!r})")
+        elif url.scheme != "https" and (name == "telegram_webapp_url" or not local):
+            problems.append(f"{name.upper()}: must be https:// (Telegram opens Mini Apps over https only)")
+    if settings.telegram_webapp_name is not None and not re.fullmatch(
+        r"[A-Za-z0-9_]{3,30}", settings.telegram_webapp_name
+    ):
+        problems.append("TELEGRAM_WEBAPP_NAME: the Mini App's short name (3-30 of A-Z, a-z, 0-9, _)")
+    if settings.telegram_webapp_name is not None and settings.telegram_webapp_url is None:
+        problems.append("TELEGRAM_WEBAPP_NAME: set, but TELEGRAM_WEBAPP_URL is not")
+    secret = _secret(settings.web_secret)
+    if secret is not None and len(secret) < 16:
+        problems.append("WEB_SECRET: at least 16 characters")
+    try:
+        parse_listen(settings.web_listen)
+    except ValueError as exc:
+        problems.append(f"WEB_LISTEN: {exc} (got {settings.web_listen!r})")
+    return problems
+
+
 def secrets_of(settings: Settings) -> list[str]:
     """Every secret value in the settings, for the log redactor."""
     out = [
@@ -231,6 +264,7 @@ def secrets_of(settings: Settings) -> list[str]:
             _secret(settings.telegram_token),
             _secret(settings.discord_token),
             _secret(settings.telegram_webhook_secret),
+            _secret(settings.web_secret),
         )
         if s
     ]

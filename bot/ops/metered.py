@@ -62,6 +62,13 @@ class MeteredStore(Store):
             self._unavailable()
             raise
 
+    async def version(self, table_id: str) -> int | None:
+        try:
+            return await self.inner.version(table_id)
+        except StorageUnavailable:
+            self._unavailable()
+            raise
+
     async def save(
         self,
         table_id: str,

@@ -38,6 +38,7 @@ from bot.ops.logs import Redactor, configure_logging, log_context
 from bot.ops.metered import MeteredStore, Probe, probe
 from bot.ops.metrics import Metrics
 from bot.ops.shutdown import GracefulShutdown, ShutdownReport, ShuttingDown
+from bot.presence import Presence
 from bot.service import Service
 from bot.settings import Settings
 from bot.storage import MemoryStore, RedisStore, Retention, Store
@@ -55,8 +56,10 @@ _SAMPLE_SECONDS: Final = 15.0
 
 
 def _service(store: Store, settings: Settings) -> Service:
-    """The service with the command handlers: wired here, since the two never import each other."""
-    return Service(store, settings, handlers=Handlers)
+    """The service with the command handlers: wired here, since the two never import each other. With the
+    web table configured, players watching it do not get their hands redrawn on each move."""
+    web = settings.public_url is not None or settings.telegram_webapp_url is not None
+    return Service(store, settings, handlers=Handlers, presence=Presence(store) if web else None)
 
 
 def prepare(platform: Platform | None, env_file: Path | str | None = ".env") -> Settings:

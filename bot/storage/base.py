@@ -221,6 +221,12 @@ class Store(abc.ABC):
     async def moved_to(self, table_id: str) -> str | None:
         """Where `move_table` moved `table_id` (None if it did not, or long ago)."""
 
+    async def version(self, table_id: str) -> int | None:
+        """The table's stored version without its document (a cheap check for change: the web table's
+        live updates poll it), None when there is no table."""
+        stored = await self.load(table_id)
+        return None if stored is None else stored.version
+
     @abc.abstractmethod
     async def read_events(self, table_id: str, count: int | None = None) -> list[str]:
         """The table stream's events, oldest first (the last `count` if given)."""

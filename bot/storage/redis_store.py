@@ -273,6 +273,11 @@ class RedisStore(Store):
             return None
         return StoredTable(table_id, int(version), document)
 
+    async def version(self, table_id: str) -> int | None:
+        check_id("table id", table_id)
+        version = await self._call("HGET", self.keys.table(table_id), "v")
+        return None if version is None else int(version)
+
     async def save(
         self,
         table_id: str,

@@ -23,9 +23,14 @@ PLACEHOLDER = re.compile(r"\{(\w*)\}")
 
 def extracted() -> set[str | tuple[str, ...]]:
     """Messages marked in the code, as `pybabel extract -F bot/locales/babel.cfg` finds them (the service,
-    the terminal and the Telegram adapter share these catalogs; Discord has its own)."""
+    the terminal, the Telegram adapter and the web table share these catalogs; Discord has its own)."""
     found: set[str | tuple[str, ...]] = set()
-    for where in (ROOT / "bot", ROOT / "adapters" / "console", ROOT / "adapters" / "telegram"):
+    for where in (
+        ROOT / "bot",
+        ROOT / "adapters" / "console",
+        ROOT / "adapters" / "telegram",
+        ROOT / "adapters" / "web",
+    ):
         for filename, _, message, _, _ in extract_from_dir(
             str(where), method_map=[("**.py", "python")], keywords=KEYWORDS, strip_comment_tags=True
         ):

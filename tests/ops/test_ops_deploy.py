@@ -118,13 +118,14 @@ def compose() -> dict[str, Any]:
 
 def test_compose_services_restart_and_report_health(compose: dict[str, Any]) -> None:
     services = compose["services"]
-    assert set(services) == {"redis", "telegram", "discord"}
+    assert set(services) == {"redis", "telegram", "discord", "web"}
     for name, service in services.items():
         assert service["restart"] in ("unless-stopped", "always"), name
         assert service["healthcheck"]["test"], name
         assert service["stop_grace_period"] == "30s", name
     assert services["telegram"]["command"] == ["telegram"]
     assert services["discord"]["command"] == ["discord"]
+    assert services["web"]["command"] == ["web"]
 
 
 def test_compose_redis_uses_redis_conf_on_a_volume(compose: dict[str, Any]) -> None:
@@ -140,7 +141,7 @@ def test_compose_redis_uses_redis_conf_on_a_volume(compose: dict[str, Any]) -> N
 
 
 def test_compose_bots_wait_for_redis_and_point_at_it(compose: dict[str, Any]) -> None:
-    for name in ("telegram", "discord"):
+    for name in ("telegram", "discord", "web"):
         bot = compose["services"][name]
         assert bot["depends_on"]["redis"]["condition"] == "service_healthy"
         env = bot["environment"]

@@ -1,4 +1,6 @@
-"""Signed tokens of the web table: start payloads, links, sessions and replay links.
+"""Signed tokens of the web table (docs/WEB.md): start payloads, links, sessions and replay links.
+
+In `bot` because the service offers links too (`/export`'s replay link); the web adapter checks them.
 
 Anything a URL carries can be forged, so every token is signed with HMAC-SHA256 under the web secret,
 carries its purpose (a link cannot be replayed as a session, nor a start payload as either) and, except
@@ -13,11 +15,14 @@ import hashlib
 import hmac
 import json
 import re
-import secrets
 from dataclasses import dataclass
 from typing import Final
 
-__all__ = ["Claims", "Signer", "TokenError", "derive_secret"]
+from pydantic import SecretStr
+
+from bot.settings import Settings
+
+__all__ = ["Claims", "Signer", "TokenError", "derive_secret", "signer_for"]
 
 _START_RE: Final = re.compile(r"^([A-Za-z0-9_-]{2,42})_([0-9a-f]{20})$")
 
@@ -39,15 +44,28 @@ class Claims:
     expires: float
 
 
-def derive_secret(*, explicit: str | None, bot_tokens: tuple[str | None, ...]) -> bytes:
-    """The signing key: WEB_SECRET, else one derived from the bot token (all processes of one bot agree),
-    else a random one for this process only (the terminal)."""
+def derive_secret(*, explicit: str | None, bot_tokens: tuple[str | None, ...]) -> bytes | None:
+    """The signing key: WEB_SECRET, else one derived from the bot token (so every process of one bot
+    agrees without another setting); None when there is neither (no links can be made)."""
     if explicit:
         return hashlib.sha256(b"thousand-web-secret\x00" + explicit.encode()).digest()
     for token in bot_tokens:
         if token:
             return hmac.new(b"thousand-web", token.encode(), hashlib.sha256).digest()
-    return secrets.token_bytes(32)
+    return None
+
+
+def signer_for(settings: Settings) -> Signer | None:
+    """The signer of this deployment's web links, None when nothing to sign with is configured."""
+
+    def plain(value: SecretStr | None) -> str | None:
+        return None if value is None else value.get_secret_value()
+
+    key = derive_secret(
+        explicit=plain(settings.web_secret),
+        bot_tokens=(plain(settings.telegram_token), plain(settings.discord_token)),
+    )
+    return None if key is None else Signer(key)
 
 
 def _b64(data: bytes) -> str:
@@ -93,6 +111,17 @@ class Signer:
             return _unb64(body).decode()
         except UnicodeDecodeError:
             raise TokenError("malformed start payload") from None
+
+    # --- replay links ------------------------------------------------------------------------------
+
+    def replay_token(self, table_id: str, serial: str, expires: float) -> str:
+        """A finished game's record, readable until `expires` (the table's own lifetime)."""
+        return self.sign(Claims("replay", table_id, serial, "", "", "", expires))
+
+    def read_replay(self, token: str, now: float) -> tuple[str, str]:
+        """(table id, serial) of a replay token; raises TokenError."""
+        claims = self.read(token, "replay", now)
+        return claims.table, claims.user
 
     # --- links and sessions -----------------------------------------------------------------------
 

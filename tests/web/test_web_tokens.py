@@ -11,7 +11,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from adapters.web.app import make_static_app
 from adapters.web.telegram_auth import InitDataError, sign_init_data, validate_init_data
-from adapters.web.tokens import Claims, Signer, TokenError
+from bot.weblinks import Claims, Signer, TokenError
 
 TOKEN = "123456:TEST-token-of-the-tests"
 

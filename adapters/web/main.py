@@ -1,0 +1,90 @@
+"""Running the web table: inside a bot process (`start_web`) or alone (`thousand web`).
+
+Inside `thousand telegram` the web table listens on WEB_LISTEN next to the webhook listener, and the
+messages a move from the page causes (the group's table message, the others' hands) go out through the
+Telegram adapter like any update's. `thousand web` alone serves pages for a Telegram bot whose updates
+another process takes: it sends those messages with the bot token (no updates are read here).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Awaitable, Callable
+
+from aiohttp import web
+
+from adapters.web.app import WebOptions, WebTable, make_app
+from bot.model import Command, Message
+from bot.ops.config import parse_listen
+from bot.ops.runtime import Runtime, prepare
+from bot.settings import Settings
+from bot.weblinks import signer_for
+
+__all__ = ["main", "options_of", "start_web"]
+
+Deliver = Callable[[list[Message]], Awaitable[None]]
+
+
+def options_of(settings: Settings) -> WebOptions:
+    token = settings.telegram_token.get_secret_value() if settings.telegram_token is not None else None
+    return WebOptions(
+        public_url=settings.public_url,
+        telegram_token=token,
+        max_age=settings.webapp_max_age,
+        session_seconds=settings.web_session_seconds,
+        link_seconds=settings.web_link_seconds,
+    )
+
+
+async def start_web(runtime: Runtime, deliver: Deliver | None, listen: str | None = None) -> WebTable:
+    """Serve the web table on `listen` (WEB_LISTEN) in this process, stopped with the runtime."""
+    settings = runtime.settings
+    signer = signer_for(settings)
+    if signer is None:
+        raise ValueError("the web table needs WEB_SECRET or a bot token to sign its links")
+
+    async def handle(command: Command) -> list[Message]:
+        return await runtime.handle(command, kind="web")
+
+    table = WebTable(runtime.service, signer, options_of(settings), deliver=deliver, handle=handle)
+    host, port = parse_listen(listen or settings.web_listen)
+    runner = web.AppRunner(make_app(table), access_log=None, shutdown_timeout=2.0)
+    await runner.setup()
+    site = web.TCPSite(runner, host, port)
+    await site.start()
+    runtime.shutdown.on_stop_intake("web table", runner.cleanup)
+    return table
+
+
+async def serve(settings: Settings) -> int:
+    runtime = Runtime(settings, platform="web")
+    deliver: Deliver | None = None
+    bot = None
+    if settings.telegram_token is not None:
+        from adapters.telegram.app import TelegramBot
+
+        bot = TelegramBot(runtime, settings.telegram_token.get_secret_value())
+        await bot.application.initialize()
+        deliver = bot.adapter.deliver
+        runtime.shutdown.on_flush("telegram sender", bot.application.shutdown)
+    await runtime.start(deliver, timers=False)
+    try:
+        await start_web(runtime, deliver)
+    except (OSError, ValueError) as exc:
+        print(f"thousand web: {exc}", file=sys.stderr)
+        await runtime.stop("failed to start")
+        return 2
+    runtime.health.set_connected("web", True)
+    print(f"thousand web: serving on http://{settings.web_listen}/", file=sys.stderr)
+    report = await runtime.run_until_stopped()
+    return 0 if not report.failed_hooks else 1
+
+
+def main(env_file: str | None = ".env") -> int:
+    """The body of `thousand web`; returns the exit status."""
+    settings = prepare(None, env_file)
+    if signer_for(settings) is None:
+        print("thousand web: set WEB_SECRET (or TELEGRAM_TOKEN) to sign table links", file=sys.stderr)
+        return 2
+    return asyncio.run(serve(settings))

@@ -1,0 +1,74 @@
+"""The words of the web table: the page's labels and the server's refusals, from the project's catalogs.
+
+The page gets its labels from `POST /api/session` (`ui_strings`), already in the reader's language, so
+it holds no text of its own (docs/WEB.md lists the keys).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from bot.i18n import N_, SUIT_NAMES, translator
+from bot.render import PHASE_NAMES
+from core.cards import SUIT_LETTERS
+
+__all__ = ["WEB_ERRORS", "ui_strings", "web_error"]
+
+WEB_ERRORS: Final = {
+    "web_auth": N_("This link is not valid or has expired. Open the table again from the chat."),
+    "web_session": N_("Your session has expired. Open the table again from the chat."),
+    "web_origin": N_("This request did not come from the table page."),
+    "web_rate": N_("Too many requests. Wait a moment."),
+    "web_too_large": N_("The request is too large."),
+    "web_bad_request": N_("The request could not be read."),
+    "web_no_table": N_("This table no longer exists."),
+    "web_no_replay": N_("This game can no longer be replayed."),
+}
+
+_UI: Final = {
+    "open_table": N_("Open table"),
+    "your_turn": N_("Your turn"),
+    "waiting_for": N_("Waiting for {name}."),
+    "spectator": N_("You are watching this table."),
+    "trump": N_("Trump"),
+    "declarer": N_("Declarer"),
+    "contract": N_("Contract"),
+    "talon": N_("Talon"),
+    "trick": N_("Trick"),
+    "last_trick": N_("Last trick"),
+    "scores": N_("Scores"),
+    "score_sheet": N_("Score sheet"),
+    "chart": N_("Score progress"),
+    "deal": N_("Deal"),
+    "total": N_("Total"),
+    "barrel": N_("Barrel"),
+    "pass": N_("Pass"),
+    "bid": N_("Bid"),
+    "marriage": N_("Marriage"),
+    "give_to": N_("Give to {name}"),
+    "choose_card": N_("Choose a card"),
+    "choose_player": N_("Choose a player"),
+    "connection_lost": N_("Connection lost."),
+    "reconnecting": N_("Reconnecting…"),
+    "replay": N_("Replay"),
+    "previous": N_("Previous"),
+    "next": N_("Next"),
+    "game_over": N_("Game over"),
+    "winner": N_("Winner: {names}"),
+}
+
+
+def ui_strings(lang: str) -> dict[str, str]:
+    """Every label of the page in `lang`."""
+    t = translator(lang)
+    out = {key: t._(message) for key, message in _UI.items()}
+    out.update({f"phase.{phase}": t._(name) for phase, name in PHASE_NAMES.items()})
+    out.update({f"suit.{letter}": t._(SUIT_NAMES[i]) for i, letter in enumerate(SUIT_LETTERS)})
+    out["suit.A"] = t._(N_("four aces"))
+    return out
+
+
+def web_error(lang: str, code: str) -> str | None:
+    """The refusal `code` of the web table in `lang`; None when it is not one of the web's own."""
+    message = WEB_ERRORS.get(code)
+    return None if message is None else translator(lang)._(message)

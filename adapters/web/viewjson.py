@@ -1,0 +1,323 @@
+"""The view JSON of the web table (docs/WEB.md): what one seat, or a spectator, may see of a table.
+
+A seat's view is built from `core.view.seat_view` (exactly what that seat may know) and the public view;
+a spectator's only from `bot.views.public_view` (what the group sees). The full game state is used for
+nothing else than building those two views and listing the legal actions of the seat to act, which is
+the seat asking. Actions carry ready payloads (`bot.commands.encode_payload`) for the table's stored
+version, so a move from the page is checked like a button press.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from bot.commands import encode_payload, table_tag
+from bot.i18n import Translator, translator
+from bot.render import PHASE_NAMES, give_order, seat_name
+from bot.table import TableDoc
+from bot.views import PublicTableView, public_view, seat_labels
+from core.actions import (
+    Action,
+    Bid,
+    Blind,
+    Bomb,
+    Concede,
+    Contract,
+    Crawl,
+    Discard,
+    Give,
+    Pass,
+    Play,
+    SellTalon,
+    TakeTalon,
+)
+from core.cards import CARD_NAMES, SUIT_LETTERS, cards_of
+from core.deal import Phase
+from core.game import GameState
+from core.view import HIDDEN, SeatView, seat_view
+
+__all__ = ["view_json"]
+
+_MARRIAGE_LETTERS = (*SUIT_LETTERS, "A")
+
+
+def _code(c: int) -> str | None:
+    return None if c == HIDDEN else CARD_NAMES[c]
+
+
+def _suit(s: int) -> str | None:
+    return SUIT_LETTERS[s] if 0 <= s < 4 else None
+
+
+def view_json(
+    doc: TableDoc, version: int, state: GameState | None, seat: int | None, lang: str
+) -> dict[str, Any]:
+    """The view of `seat` (None: a spectator) of the table `doc` stored at `version`."""
+    t = translator(lang)
+    labels = seat_labels(doc)
+    names = [seat_name(t, label) for label in labels]
+    out: dict[str, Any] = {
+        "version": version,
+        "table_id": doc.id,
+        "title": doc.title,
+        "lang": t.lang,
+        "status": doc.status,
+        "preset": doc.settings.preset,
+        "deal": 0,
+        "phase": None,
+        "phase_name": "",
+        "seats": [
+            {
+                "name": names[i],
+                "computer": label.computer,
+                "away": label.away,
+                "total": 0,
+                "barrel": False,
+                "bid": None,
+                "cards": 0,
+                "points": 0,
+                "active": False,
+            }
+            for i, label in enumerate(labels)
+        ],
+        "me": seat,
+        "dealer": -1,
+        "to_act": -1,
+        "declarer": -1,
+        "bid": 0,
+        "contract": 0,
+        "trump": None,
+        "marriages": [[] for _ in labels],
+        "talon": None,
+        "talon_size": 0,
+        "trick": [],
+        "last_trick": None,
+        "hand": None,
+        "actions": [],
+        "legal_cards": [],
+        "prompt": "",
+        "scores": [],
+        "results": [],
+        "finished": doc.status == "finished",
+        "winner": None,
+    }
+    if state is None:
+        return out
+    pv = public_view(doc, state)
+    _public_part(out, pv, t)
+    if seat is None or not 0 <= seat < len(doc.seats):
+        out["me"] = None
+        if pv.to_act >= 0 and not pv.finished:
+            out["prompt"] = t._("Waiting for {name}.").format(name=names[pv.to_act])
+        return out
+    sv = seat_view(state, seat)
+    _private_part(out, sv, t)
+    legal: Sequence[Action] = ()
+    if not state.finished and doc.status == "game" and state.to_act == seat:
+        legal = state.legal_actions(seat)
+    tag = table_tag(doc.serial)
+
+    def payload(name: str, args: tuple[str, ...]) -> str:
+        return encode_payload(name, args, version, doc.id, tag)
+
+    out["actions"], out["legal_cards"] = _actions(t, sv, legal, payload)
+    if legal:
+        out["prompt"] = _prompt(t, sv, names, legal)
+    elif pv.to_act >= 0 and not pv.finished and pv.to_act != seat:
+        out["prompt"] = t._("Waiting for {name}.").format(name=names[pv.to_act])
+    return out
+
+
+def _public_part(out: dict[str, Any], pv: PublicTableView, t: Translator) -> None:
+    seats = out["seats"]
+    last_bid: dict[int, int] = {}
+    for s, value in (*pv.auction, *pv.sale):
+        last_bid[s] = value
+    for i, row in enumerate(seats):
+        row["total"] = pv.totals[i] if i < len(pv.totals) else 0
+        row["barrel"] = bool(pv.barrel[i]) if i < len(pv.barrel) else False
+        row["bid"] = last_bid.get(i)
+        row["cards"] = pv.hand_counts[i] if i < len(pv.hand_counts) else 0
+        row["points"] = pv.taken[i] if i < len(pv.taken) else 0
+        row["active"] = i in pv.active
+    out.update(
+        deal=pv.deal_number + 1,
+        phase=pv.phase,
+        phase_name=t._(PHASE_NAMES[pv.phase]) if pv.phase in PHASE_NAMES else "",
+        dealer=pv.dealer,
+        to_act=pv.to_act,
+        declarer=pv.declarer,
+        bid=pv.bid,
+        contract=pv.contract,
+        trump=_suit(pv.trump),
+        marriages=[[_MARRIAGE_LETTERS[m] for m in ms] for ms in pv.marriages],
+        talon=[CARD_NAMES[c] for c in pv.talon] if pv.talon else None,
+        talon_size=pv.talon_size,
+        trick=[{"seat": s, "card": _code(c)} for c, s in zip(pv.trick, pv.trick_seats, strict=True)],
+        last_trick=None
+        if pv.last_trick is None
+        else {
+            "cards": [
+                {"seat": s, "card": _code(c)} for c, s in zip(pv.last_trick[0], pv.last_trick[1], strict=True)
+            ],
+            "winner": pv.last_trick[2],
+        },
+        scores=[list(r.totals) for r in pv.results],
+        results=[
+            {
+                "deal": r.number + 1,
+                "declarer": r.declarer,
+                "contract": r.contract,
+                "made": r.made,
+                "scores": list(r.scores),
+                "totals": list(r.totals),
+                "ending": r.ending,
+            }
+            for r in pv.results
+        ],
+        finished=pv.finished,
+        winner=None
+        if pv.winner is None
+        else list(pv.winner)
+        if isinstance(pv.winner, tuple)
+        else [pv.winner],
+    )
+
+
+def _private_part(out: dict[str, Any], sv: SeatView, t: Translator) -> None:
+    """What only this seat knows: its hand, the talon it saw, its own face-down crawl card."""
+    out["hand"] = [CARD_NAMES[c] for c in cards_of(sv.hand)] if sv.hand_known else []
+    if sv.talon:
+        out["talon"] = [CARD_NAMES[c] for c in sv.talon]
+    out["trick"] = [{"seat": s, "card": _code(c)} for c, s in zip(sv.trick, sv.trick_seats, strict=True)]
+
+
+def _actions(
+    t: Translator, sv: SeatView, legal: Sequence[Action], payload: Any
+) -> tuple[list[dict[str, Any]], list[str]]:
+    actions: list[dict[str, Any]] = []
+    legal_cards: list[str] = []
+    order = give_order(sv.active, sv.seat) if sv.phase == Phase.EXCHANGE else []
+    for a in legal:
+        kind = type(a)
+        if kind is Pass:
+            actions.append({"kind": "pass", "label": t._("Pass"), "payload": payload("pass", ())})
+        elif kind is Bid:
+            assert isinstance(a, Bid)
+            actions.append(
+                {
+                    "kind": "bid",
+                    "label": str(a.value),
+                    "payload": payload("bid", (str(a.value),)),
+                    "value": a.value,
+                }
+            )
+        elif kind is Contract:
+            assert isinstance(a, Contract)
+            actions.append(
+                {
+                    "kind": "contract",
+                    "label": str(a.value),
+                    "payload": payload("contract", (str(a.value),)),
+                    "value": a.value,
+                }
+            )
+        elif kind is Blind:
+            assert isinstance(a, Blind)
+            label = t._("Play blind") if a.announce else t._("Look at my cards")
+            arg = "yes" if a.announce else "no"
+            actions.append(
+                {
+                    "kind": "blind",
+                    "label": label,
+                    "payload": payload("blind", (arg,)),
+                    "value": int(a.announce),
+                }
+            )
+        elif kind is TakeTalon:
+            assert isinstance(a, TakeTalon)
+            if sv.talon_size == 4:
+                label = t._("Take pile {n}").format(n=a.pile + 1)
+                p = payload("take", (str(a.pile + 1),))
+            else:
+                label, p = t._("Take the talon"), payload("take", ())
+            actions.append({"kind": "take", "label": label, "payload": p, "value": a.pile})
+        elif kind is SellTalon:
+            actions.append({"kind": "sell", "label": t._("Sell the talon"), "payload": payload("sell", ())})
+        elif kind is Bomb:
+            actions.append({"kind": "bomb", "label": t._("Bomb"), "payload": payload("bomb", ())})
+        elif kind is Concede:
+            actions.append({"kind": "concede", "label": t._("Concede"), "payload": payload("concede", ())})
+        elif kind is Crawl:
+            actions.append({"kind": "crawl", "label": t._("Crawl"), "payload": payload("crawl", ())})
+        elif kind is Play:
+            assert isinstance(a, Play)
+            code = CARD_NAMES[a.card]
+            if a.declare:
+                p = payload("play", (code, "!"))
+                actions.append(
+                    {"kind": "declare", "label": f"{t.card(a.card)} ★", "payload": p, "card": code}
+                )
+            else:
+                p = payload("play", (code,))
+                actions.append({"kind": "card", "label": t.card(a.card), "payload": p, "card": code})
+            if code not in legal_cards:
+                legal_cards.append(code)
+        elif kind is Discard:
+            assert isinstance(a, Discard)
+            codes = [CARD_NAMES[c] for c in a.cards]
+            actions.append(
+                {
+                    "kind": "discard",
+                    "label": t.cards(a.cards),
+                    "payload": payload("discard", tuple(codes)),
+                    "cards": codes,
+                }
+            )
+        elif kind is Give:
+            assert isinstance(a, Give)
+            to = dict(a.cards)
+            cards = [to[s] for s in order]
+            codes = [CARD_NAMES[c] for c in cards]
+            actions.append(
+                {
+                    "kind": "give",
+                    "label": t.cards(cards),
+                    "payload": payload("give", tuple(codes)),
+                    "cards": codes,
+                    "targets": list(order),
+                }
+            )
+    return actions, legal_cards
+
+
+def _prompt(t: Translator, sv: SeatView, names: list[str], legal: Sequence[Action]) -> str:
+    """What to do now, in the words of the hand message (the same catalog entries)."""
+    phase = sv.phase
+    if phase == Phase.BLIND:
+        return t._("play blind (without looking at your cards)?")
+    if phase in (Phase.BIDDING, Phase.SALE):
+        values = [a.value for a in legal if type(a) is Bid]
+        can_pass = any(type(a) is Pass for a in legal)
+        if phase == Phase.SALE:
+            return t._("the talon is for sale: buy it with a bid, or pass.")
+        if values and not can_pass:
+            return t._("open the bidding: from {low} to {high}.").format(low=values[0], high=values[-1])
+        if values:
+            return t._("bid from {low} to {high}, or pass.").format(low=values[0], high=values[-1])
+        return t._("you can only pass.")
+    if phase == Phase.TALON:
+        return t._("take the talon.")
+    if phase == Phase.DISCARD:
+        return t._("lay down two cards in place of the pile.")
+    if phase == Phase.EXCHANGE:
+        order = give_order(sv.active, sv.seat)
+        return t._("give a card to {name}.").format(name=", ".join(names[s] for s in order))
+    if phase == Phase.CONTRACT:
+        values = [a.value for a in legal if type(a) is Contract]
+        return t._("fix your contract: from {low} to {high}.").format(low=values[0], high=values[-1])
+    text = t._("play a card.") if sv.trick else t._("lead a card.")
+    if any(type(a) is Play and a.declare for a in legal):
+        text += " " + t._("★ declares the marriage.")
+    return text
