@@ -45,7 +45,7 @@ DISCORD: Final[tuple[HelpLine, ...]] = (
     ("/thousand new [preset]", N_("open a table")),
     ("/thousand join · /thousand leave · /thousand start", N_("take a seat, leave it, start the game")),
     ("", N_("Computer players, giving cards, the talon and the other moves: the buttons.")),
-    ("/thousand bid 120 · /thousand pass", N_("bid, or pass")),
+    ("/thousand bid 120 · /thousand pass · /thousand contract 120", N_("bid, pass, say your contract")),
     ("/thousand play QS · /thousand play QH !", N_("play a card; with ! you declare its marriage")),
     ("/thousand hand", N_("your hand (only you see it)")),
     ("/thousand score · /thousand rules · /thousand export", N_("the scores, the rules, the record")),
