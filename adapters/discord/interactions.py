@@ -38,6 +38,9 @@ log = logging.getLogger("thousand.discord")
 
 T = TypeVar("T")
 
+LANGUAGE_TIMEOUT = 0.5
+"""Seconds the adapter waits for a person's language before falling back to their Discord locale."""
+
 
 def chat_title(channel: object) -> str:
     """How private messages name a channel's table: `Card room · #thousand` (the guild and the channel)."""
@@ -115,7 +118,7 @@ class Interactions:
 
     async def on_mode(self, interaction: discord.Interaction, dm: bool) -> None:
         """Switch hand delivery; switching to DMs sends the hand there at once."""
-        lang = L.language_of(interaction.locale) or "en"
+        lang = await self._language(interaction)
         note = Body(content=L.labels(lang)._(L.DM_ON if dm else L.DM_OFF))
 
         async def switch(reply: Reply) -> None:
@@ -222,7 +225,19 @@ class Interactions:
             if not reply.responded:
                 # Never leave an interaction unanswered ("This interaction failed").
                 with contextlib.suppress(discord.HTTPException):
-                    await reply.finish(L.labels(lang)._(L.DONE))
+                    await reply.finish(L.labels(await self._language(interaction))._(L.DONE))
+
+    async def _language(self, interaction: discord.Interaction) -> str:
+        """The person's language for the adapter's own notes to them: their `lang` choice, else Discord's
+        locale (`Service.language_of`); the locale alone when the store does not answer at once. (The
+        apologies for a restart or an error use the locale only: the store may be what failed.)"""
+        fallback = L.language_of(interaction.locale) or "en"
+        try:
+            found = self.runtime.language_of(user_of(interaction), chat_of(interaction).key)
+            return await asyncio.wait_for(found, LANGUAGE_TIMEOUT)
+        except Exception:
+            log.info("no language from the store for %s", interaction.user.id, exc_info=True)
+            return fallback
 
     async def _call(self, command: Command, reply: Reply, label: str) -> list[Message]:
         """The service call, deferring the interaction when it runs past `ack_after`."""

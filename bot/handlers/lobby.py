@@ -4,7 +4,9 @@ lobby's end when nobody starts it.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
+from collections.abc import Awaitable, Callable
 
 from bot.context import Context, Refusal
 from bot.handlers.base import HandlerBase, parse_seat_number
@@ -14,7 +16,7 @@ from bot.render import (
 from bot.settings import AI_LEVELS
 from bot.snapshot import GameSpec
 from bot.storage import VersionConflict
-from bot.table import GameDoc, SeatDoc, TableDoc
+from bot.table import ChatSettings, GameDoc, SeatDoc, TableDoc
 from bot.views import seat_labels
 from core.game import new_game
 from core.rules import RuleError, preset
@@ -32,11 +34,9 @@ class LobbyHandlers(HandlerBase):
             raise Refusal("table_exists")
         version, settings = await self._chat_settings(ctx)
         if version == 0:
-            # The chat's first table: its settings are saved, so the language stays the chat's.
-            try:
-                await self.svc.save_chat_settings(ctx.chat.key, 0, settings)
-            except VersionConflict:  # someone configured the chat just now: theirs it is
-                _, settings = await self.svc.chat_settings(ctx.chat.key)
+            # The chat's first table: once it is stored, so are the chat's settings (in the creator's
+            # language), so that the language stays the chat's. A refused `new` saves nothing.
+            ctx.after_save.append(self._first_settings(ctx.chat.key, settings))
         if ctx.command.args:
             name = ctx.command.args[0].lower()
             try:
@@ -78,6 +78,13 @@ class LobbyHandlers(HandlerBase):
         ctx.deadline_reset = True
         ctx.mark("new")
         self._lobby_message(ctx, notify=True)
+
+    def _first_settings(self, chat_key: str, settings: ChatSettings) -> Callable[[], Awaitable[None]]:
+        async def save() -> None:
+            with contextlib.suppress(VersionConflict):  # someone configured the chat meanwhile: theirs
+                await self.svc.save_chat_settings(chat_key, 0, settings)
+
+        return save
 
     def _max_seats(self, doc: TableDoc) -> int:
         rules = preset(doc.settings.preset, doc.settings.options or None)

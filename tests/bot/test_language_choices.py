@@ -124,3 +124,29 @@ def test_the_terminal_help_lists_words_without_slashes() -> None:
             command = parse_text("/" + word, chat, user)
             assert command is not None and command.name != "unknown", word
     assert parse_card("QS") == CARD_NAMES.index("QS")
+
+
+async def test_timer_messages_come_in_the_absent_players_language(timed: Harness) -> None:
+    """The turn warning and "a computer played your turn" are private: the player's language (Polish),
+    while the group, opened by an English speaker, reads English."""
+    h = timed
+    ala, bartek, celina = make_user(0, "en"), make_user(1, "pl"), make_user(2, "uk")
+    users = {0: ala, 1: bartek, 2: celina}
+    await h.open_table([ala, bartek, celina], preset="russian")
+    state = await h.state()
+    assert state.to_act is not None
+    absent = users[state.to_act]
+    h.clock.advance(61)
+    [warning] = await h.tick()
+    assert warning.kind == "warning" and warning.language == (absent.language or "en")
+    h.clock.advance(30)
+    out = await h.tick()
+    private = [m for m in out if isinstance(m.audience, Private) and m.audience.user.key == absent.key]
+    assert private and {m.language for m in private} == {absent.language}
+    assert {m.language for m in h.sent if isinstance(m.audience, Group)} == {"en"}
+
+
+async def test_a_refused_new_saves_no_chat_settings(harness: Harness) -> None:
+    out = await harness.text(make_user(0, "pl"), "/new nosuchpreset")
+    assert errors(out) and errors(out)[0].language == "pl"
+    assert await harness.store.load(f"settings:{harness.chat.key}") is None

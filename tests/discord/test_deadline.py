@@ -51,7 +51,7 @@ async def test_slow_commands_are_deferred_then_answered(fake: FakeDiscord, world
 
         helped = await fake.slash(bob, world.channel, "thousand", "help")
         await fake.wait_until(lambda: bot.idle, timeout=10)
-        assert "/new" in (await helped.original_message()).embeds[0]["description"]
+        assert "/thousand new" in (await helped.original_message()).embeds[0]["description"]
     assert assert_interactions_answered(fake) == 3
 
 

@@ -89,7 +89,7 @@ async def test_answers_go_where_they_belong(fake: FakeDiscord, world: World) -> 
     alice = world.users[0]
     async with running_bot(fake, MemoryStore()) as bot:
         helped = await run(bot, await fake.slash(alice, world.channel, "thousand", "help"))
-        assert helped.callback is not None and helped.callback.ephemeral and "/new" in texts(helped)
+        assert helped.callback is not None and helped.callback.ephemeral and "/thousand new" in texts(helped)
         rules = await run(bot, await fake.slash(alice, world.channel, "thousand", "rules"))
         assert rules.callback is not None and not rules.callback.ephemeral  # public information
         no_game = await run(bot, await fake.slash(alice, world.channel, "thousand", "play", card="QS"))
@@ -142,8 +142,7 @@ async def test_game_commands_kick_leave_export_stats_end(fake: FakeDiscord, worl
 @pytest.mark.parametrize("lang", ["pl", "ru"])
 async def test_buttons_and_notes_in_the_players_language(fake: FakeDiscord, world: World, lang: str) -> None:
     alice, bob = world.users[:2]
-    for user in (alice, bob):
-        user.locale = lang
+    bob.locale = lang  # alice opens the table: the channel takes her language (English)
     async with running_bot(fake, MemoryStore(), config=E2E) as bot:
         driver = Driver(fake, world.channel, [alice, bob], [bot], random.Random(1))
         await driver.open("polish", computers=1)
@@ -151,16 +150,16 @@ async def test_buttons_and_notes_in_the_players_language(fake: FakeDiscord, worl
         assert table is not None
         label = next(b["label"] for b in table.buttons() if b["custom_id"].startswith("h|"))
         assert [b["label"] for b in table.buttons()].count(label) == 1  # one "My hand", not two
-        # The table is in the chat's language (English by default); the hand in the player's.
+        # The table is in the chat's language (its creator's); the hand in the player's.
         assert label == labels("en")._("My hand")
         it = await fake.press(bob, table, f"h|dc:{world.channel.id}")
         hand = await it.original_message()
         switch = next(b["label"] for b in hand.buttons() if b["custom_id"].startswith("m|"))
         assert switch == labels(lang)._("Hand by DM") != "Hand by DM"
         pings = [m for m in fake.messages(world.channel) if m.content.startswith("<@")]
-        for ping in pings:
+        for ping in pings:  # channel messages: the channel's language
             user: FakeUser = next(u for u in (alice, bob) if ping.content.startswith(f"<@{u.id}>"))
-            assert ping.content == labels(lang)._("{mention}, your turn.").format(mention=f"<@{user.id}>")
+            assert ping.content == labels("en")._("{mention}, your turn.").format(mention=f"<@{user.id}>")
         assert all(payload_of(c) is None or c.startswith("t|") for c in hand.custom_ids())
 
 

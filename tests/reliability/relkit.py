@@ -375,6 +375,8 @@ class Oracle:
 
     def _settings(self, cmd: Command, key: str, before: Snapshot, v: Verdict, timer: bool) -> None:
         chat_key = key.removeprefix("settings:")
+        if not timer and cmd.name == "new" and chat_key == cmd.chat.key and key not in before.docs:
+            return  # a chat's first table saves its settings, in its creator's language (docs/SERVICE.md)
         if timer or cmd.name != "set":
             v.fail(f"{cmd.name} changed {key}")
             return

@@ -1,0 +1,139 @@
+"""Every player in their own language, through the real discord.py bot and the fake Discord.
+
+A whole game per language (lobby to the final score sheet): people whose Discord client speaks the
+language (Estonian, which Discord lacks, is chosen with `/thousand lang`), the channel taking its
+creator's language, and nothing anyone is shown may hold English (`tests/langkit.py`): channel
+messages and every earlier version of them, ephemeral answers, DMs, embeds, buttons, autocomplete
+choices and the localised command descriptions. Then a Polish player in an English channel.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from dckit import E2E, SHORT_GAME, Driver, message_texts, running_bot, settings, speed_up
+from fakes.discord import FakeDiscord, FakeUser
+from langkit import OTHER_LANGUAGES, english_in
+
+from adapters.discord.i18n import DISCORD_LOCALES
+from adapters.discord.layout import mode_id
+from bot.handlers.lobby import AI_NAMES
+from bot.storage import MemoryStore
+
+NAMES = ("Ala", "Bartek", "Celina")
+GUILD = "Karty 1000"
+
+
+def seen_texts(fake: FakeDiscord, users: set[int] | None = None) -> list[tuple[str, str]]:
+    """(where, text) of every message version anyone (or only `users`, privately) was shown, and the
+    autocomplete choices offered."""
+    out: list[tuple[str, str]] = []
+    for message in list(fake.messages_by_id.values()):
+        private = message.ephemeral or message.channel.guild is None
+        if users is not None:
+            viewer = getattr(message, "visible_to", None)
+            dm_user = getattr(message.channel, "recipient", None)
+            who = viewer or dm_user
+            if not private or who is None or who.id not in users:
+                continue
+        where = "ephemeral" if message.ephemeral else "dm" if message.channel.guild is None else "channel"
+        for version in [*message.history, message]:
+            text, _ = message_texts(version)
+            out.append((where, text))
+    for interaction in list(fake.interactions.values()):
+        if users is not None and interaction.user.id not in users:
+            continue
+        try:
+            choices = interaction.choices
+        except (AttributeError, AssertionError):
+            continue
+        out += [("autocomplete", str(c.get("name"))) for c in choices]
+    return out
+
+
+def command_texts(fake: FakeDiscord, lang: str) -> Iterator[tuple[str, str]]:
+    """The localised descriptions of the synced commands (Discord shows English where a locale has none)."""
+    locale = DISCORD_LOCALES.get(lang)
+    if locale is None:
+        return
+
+    def walk(item: dict[str, Any]) -> Iterator[tuple[str, str]]:
+        names = item.get("description_localizations") or {}
+        yield f"command {item.get('name')}", names.get(locale.value, "")
+        for option in item.get("options") or []:
+            yield from walk(option)
+
+    for command in fake.commands.global_commands.values():
+        yield from walk(command)
+
+
+async def _people(fake: FakeDiscord, lang: str, count: int = 3) -> tuple[Any, Any, list[FakeUser]]:
+    locale = DISCORD_LOCALES[lang].value if lang in DISCORD_LOCALES else "en-US"
+    guild = fake.add_guild(GUILD)
+    users = [fake.add_user(name.lower(), global_name=name, locale=locale) for name in NAMES[:count]]
+    for user in users:
+        fake.add_member(guild, user)
+    channel = fake.add_text_channel(guild, "tysiac")
+    return guild, channel, users
+
+
+async def _hand_by_dm(driver: Driver, user: FakeUser) -> None:
+    """The player presses Hand by DM on their hand: the note, and their hand by direct message from now."""
+    fake = driver.fake
+    source = driver.table_message()
+    assert source is not None
+    it = await fake.press(user, source, next(c for c in source.custom_ids() if c.startswith("h|")))
+    hand = await it.original_message()
+    await driver.settle(it)
+    await driver.settle(await fake.press(user, hand, mode_id(True)))
+    driver.dm_users.add(user.id)
+
+
+@pytest.mark.parametrize("lang", OTHER_LANGUAGES)
+async def test_a_whole_game_in_one_language_shows_no_english(fake: FakeDiscord, lang: str) -> None:
+    speed_up(fake)
+    _, channel, users = await _people(fake, lang)
+    async with running_bot(fake, MemoryStore(), settings(), config=E2E, seed=5) as bot:
+        driver = Driver(fake, channel, users, [bot], random.Random(5))
+        if lang == "tr":
+            driver.slash_ratio = 0.0  # the kit types cards in the international notation (a Turkish K is a Q)
+        if lang not in DISCORD_LOCALES:  # Discord has no Estonian: each person chooses it
+            for user in users:
+                await driver.settle(await fake.slash(user, channel, "thousand", "lang", language=lang))
+        await driver.settle(await fake.slash(users[1], channel, "thousand", "help"))
+        await driver.open("polish", options=SHORT_GAME)
+        await _hand_by_dm(driver, users[2])
+        await driver.settle(await fake.slash(users[2], channel, "thousand", "bid", amount=5))
+        await driver.settle(await fake.slash(users[0], channel, "thousand", "rules"))
+        doc = await driver.play()
+        await driver.settle(await fake.slash(users[2], channel, "thousand", "score"))
+    assert doc.status == "finished" and doc.settings.language == lang
+    texts = seen_texts(fake) + list(command_texts(fake, lang))
+    assert len(texts) > 100
+    assert not english_in(lang, texts, [*NAMES, *AI_NAMES, GUILD])
+
+
+async def test_a_polish_player_in_an_english_channel(fake: FakeDiscord) -> None:
+    speed_up(fake)
+    guild = fake.add_guild(GUILD)
+    ala = fake.add_user("ala", global_name="Ala", locale="en-US")
+    bartek = fake.add_user("bartek", global_name="Bartek", locale="pl")
+    for user in (ala, bartek):
+        fake.add_member(guild, user)
+    channel = fake.add_text_channel(guild, "cards")
+    async with running_bot(fake, MemoryStore(), settings(), config=E2E, seed=6) as bot:
+        driver = Driver(fake, channel, [ala, bartek], [bot], random.Random(6))
+        await driver.open("polish", computers=1, options=SHORT_GAME)
+        await driver.settle(await fake.slash(bartek, channel, "thousand", "help"))
+        await driver.settle(await fake.slash(bartek, channel, "thousand", "bid", amount=5))
+        doc = await driver.play()
+    assert doc.settings.language == "en"
+    private = seen_texts(fake, {bartek.id})
+    assert len(private) > 10 and any("Twoje karty" in text for _, text in private)
+    assert not english_in("pl", private, [*NAMES, *AI_NAMES, GUILD])
+    group = [text for message in fake.messages(channel) for text in [message_texts(message)[0]]]
+    assert any("Deal" in text for text in group)
+    assert not any("Rozdanie" in text or "Twoje" in text for text in group)
