@@ -9,7 +9,11 @@ still checked against the same budgets (a 429 would be counted below).
 Counted per deal: group sends and edits (what the group's budget of 20 a minute pays for) and private
 sends and edits (hand messages; deletions are free). Prints one JSON object.
 
-    python bench/telegram_messages.py [--games 3] [--preset polish] [--target 1000] [--seed 1]
+    python bench/telegram_messages.py [--games 3] [--preset polish] [--target 1000] [--seed 1] [--think 0]
+
+`--think S`: people take S seconds (virtual) between moves. With 0 (the default, the worst case for the
+budget) everything a move causes is sent before the next move; at a human pace the table also shows the
+trick as it forms (`TABLE_TRICK_SECONDS`), and the figures say what that costs.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ def _summary(values: list[int]) -> dict[str, float]:
     }
 
 
-async def play_game(preset: str, target: int, seed: int) -> dict[str, Any]:
+async def play_game(preset: str, target: int, seed: int, think: float = 0.0) -> dict[str, Any]:
     rig = Rig()
     rig.rng = random.Random(seed)
     await rig.start()
@@ -56,7 +60,11 @@ async def play_game(preset: str, target: int, seed: int) -> dict[str, Any]:
             await rig.say(chat, first, f"/settings barrel_at {max(0, target - 120)}")
             await rig.say(chat, first, f"/settings target {target}")
         table.rng = random.Random(seed + 1)
-        await table.play_out(limit=20_000)
+
+        async def pause(_: int) -> None:
+            rig.clock.advance(think)
+
+        await table.play_out(limit=20_000, between=pause if think > 0 else None)
         doc, state = await table.state()
         assert doc.status == "finished" and state is not None
         per_deal = rig.watch.per_deal()
@@ -76,9 +84,9 @@ async def play_game(preset: str, target: int, seed: int) -> dict[str, Any]:
         await rig.close()
 
 
-async def run(games: int, preset: str, target: int, seed: int) -> dict[str, Any]:
+async def run(games: int, preset: str, target: int, seed: int, think: float = 0.0) -> dict[str, Any]:
     started = time.perf_counter()
-    results = [await play_game(preset, target, seed + 97 * i) for i in range(games)]
+    results = [await play_game(preset, target, seed + 97 * i, think) for i in range(games)]
     group = [n for r in results for n in r["group"]]
     private = [n for r in results for n in r["private"]]
     return {
@@ -87,6 +95,7 @@ async def run(games: int, preset: str, target: int, seed: int) -> dict[str, Any]
         "players": 3,
         "games": games,
         "target": target,
+        "think_seconds": think,
         "deals": sum(r["deals"] for r in results),
         "group_calls_per_deal": _summary(group),
         "private_calls_per_deal": _summary(private),
@@ -106,9 +115,10 @@ def main() -> None:
     parser.add_argument("--preset", default="polish")
     parser.add_argument("--target", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--think", type=float, default=0.0, help="seconds people take between moves")
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
-    print(json.dumps(asyncio.run(run(args.games, args.preset, args.target, args.seed))))
+    print(json.dumps(asyncio.run(run(args.games, args.preset, args.target, args.seed, args.think))))
 
 
 if __name__ == "__main__":
