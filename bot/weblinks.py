@@ -24,7 +24,7 @@ from bot.settings import Settings
 
 __all__ = ["Claims", "Signer", "TokenError", "derive_secret", "signer_for"]
 
-_START_RE: Final = re.compile(r"^([A-Za-z0-9_-]{2,42})_([0-9a-f]{20})$")
+_START_RE: Final = re.compile(r"^([A-Za-z0-9_-]{2,480})_([0-9a-f]{20})$")
 
 
 class TokenError(ValueError):
@@ -88,14 +88,14 @@ class Signer:
     def _mac(self, purpose: str, body: bytes) -> bytes:
         return hmac.new(self._key, purpose.encode() + b"\x00" + body, hashlib.sha256).digest()
 
-    # --- start payloads (Telegram's startapp: at most 64 characters of A-Za-z0-9_-) ---------------
+    # --- start payloads (Telegram's startapp: at most 512 characters of A-Za-z0-9_-) --------------
 
     def start_payload(self, table_id: str) -> str:
         """A table's signed name for a group's direct link: names the table only, never a user."""
         body = _b64(table_id.encode())
         mac = self._mac("start", body.encode()).hex()[:20]
         token = f"{body}_{mac}"
-        if len(token) > 64:
+        if len(token) > 512:
             raise TokenError("table id too long for a start payload")
         return token
 

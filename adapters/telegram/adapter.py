@@ -62,6 +62,7 @@ from adapters.telegram.inbound import (
 from adapters.telegram.migration import forget_group_refs, rekey_hands
 from adapters.telegram.outbox import Op, Outbox
 from adapters.telegram.reach import Reach, StartIntent, parse_start, start_link, start_payload
+from adapters.telegram.webapp import WebAppButtons
 from bot.commands import from_payload
 from bot.i18n import LANGUAGES, negotiate
 from bot.markup import escape
@@ -110,8 +111,11 @@ class TelegramAdapter:
         metrics: Metrics | None = None,
         health: Health | None = None,
         refs_ttl: float = 365 * 24 * 3600,
+        web: WebAppButtons | None = None,
     ) -> None:
-        """The turn timers are the runtime's: it hands what they cause to `deliver`."""
+        """The turn timers are the runtime's: it hands what they cause to `deliver`. `web`: the web
+        table's Open table buttons (`adapters.telegram.webapp`)."""
+        self.web = web
         self.runner = runner
         self.store = store
         self.clock: Clock = clock or SystemClock()
@@ -169,7 +173,9 @@ class TelegramAdapter:
             on_group_lost=self._group_lost,
             on_chat_migrated=self._send_migrated,
         )
-        self._dispatcher = Dispatcher(self._outbox, self.reach, bot_username=lambda: self.username)
+        self._dispatcher = Dispatcher(
+            self._outbox, self.reach, bot_username=lambda: self.username, web=self.web
+        )
         new = filters.UpdateType.MESSAGE
         app.add_handler(CommandHandler("start", self._on_start, filters=new))
         app.add_handler(CommandHandler(MENU_WORDS, self._on_command, filters=new))

@@ -24,6 +24,7 @@ from adapters.telegram.clock import Clock, SystemClock
 from adapters.telegram.limits import SendLimits
 from adapters.telegram.processor import ChatOrderedProcessor
 from adapters.telegram.ratelimit import SharedRateLimiter
+from adapters.telegram.webapp import WebAppButtons
 from bot.ops.runtime import Runtime
 
 __all__ = ["TelegramBot", "Webhook"]
@@ -89,6 +90,7 @@ class TelegramBot:
             metrics=runtime.metrics,
             health=runtime.health,
             refs_ttl=refs_ttl,
+            web=WebAppButtons.from_settings(runtime.settings),
         )
         self.adapter.install(self.application)
         self._started = False

@@ -132,13 +132,15 @@ def _shorten(spans: Sequence[Span], limit: int) -> list[Span]:
     return out
 
 
-def keyboard(rows: Sequence[Sequence[Button]]) -> InlineKeyboardMarkup | None:
-    """The inline keyboard of a message's buttons (payloads are at most 64 bytes by construction)."""
-    if not rows:
+def keyboard(
+    rows: Sequence[Sequence[Button]], extra: Sequence[Sequence[InlineKeyboardButton]] = ()
+) -> InlineKeyboardMarkup | None:
+    """The inline keyboard of a message's buttons (payloads are at most 64 bytes by construction), and
+    the adapter's own `extra` rows below them (the web table's Open table button)."""
+    if not rows and not extra:
         return None
-    return InlineKeyboardMarkup(
-        [[InlineKeyboardButton(b.label, callback_data=b.payload) for b in row] for row in rows if row]
-    )
+    buttons = [[InlineKeyboardButton(b.label, callback_data=b.payload) for b in row] for row in rows if row]
+    return InlineKeyboardMarkup([*buttons, *(list(row) for row in extra if row)])
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,10 +178,10 @@ def _fingerprint(kind: str, text: str, buttons: Sequence[Sequence[Button]], medi
     return h.hexdigest()
 
 
-def render(message: Message) -> Content:
-    """The Telegram form of one message."""
+def render(message: Message, extra: Sequence[Sequence[InlineKeyboardButton]] = ()) -> Content:
+    """The Telegram form of one message (`extra`: button rows the adapter adds below the message's)."""
     spans = parse(message.text)
-    markup = keyboard(message.buttons)
+    markup = keyboard(message.buttons, extra)
     keyed = message.key is not None
     if message.image is not None or message.document is not None:
         kind: Kind = "photo" if message.image is not None else "document"

@@ -36,6 +36,7 @@ from adapters.telegram.i18n import text_in
 from adapters.telegram.limits import INFO, NORMAL, URGENT
 from adapters.telegram.outbox import Op, Outbox
 from adapters.telegram.reach import Reach, start_link
+from adapters.telegram.webapp import WebAppButtons
 from bot.markup import to_plain
 from bot.model import ChatRef, Group, Message, Private, Sender, UserRef
 from bot.throttle import THROTTLED_KIND
@@ -122,8 +123,11 @@ class Dispatcher:
         *,
         bot_username: Callable[[], str],
         clock: Callable[[], float] = time.monotonic,
+        web: WebAppButtons | None = None,
     ) -> None:
         self.outbox = outbox
+        self.web = web
+        """The web table's Open table buttons (`adapters.telegram.webapp`), when it is configured."""
         self.reach = reach
         self._username = bot_username
         self._clock = clock
@@ -149,7 +153,7 @@ class Dispatcher:
                 self.outbox.put(
                     Op(
                         int(audience.chat.chat_id),
-                        render(message),
+                        render(message, self._web_rows(message)),
                         key=message.key,
                         fresh=message.notify and message.key is not None,
                         silent=not message.notify,
@@ -174,11 +178,13 @@ class Dispatcher:
             return False
         return True
 
-    @staticmethod
-    def _private(chat_id: int, message: Message) -> Op:
+    def _web_rows(self, message: Message) -> list[list[InlineKeyboardButton]]:
+        return [] if self.web is None else self.web.rows(message, self._username())
+
+    def _private(self, chat_id: int, message: Message) -> Op:
         return Op(
             chat_id,
-            render(message),
+            render(message, self._web_rows(message)),
             key=message.key,
             fresh=message.notify and message.key is not None,
             replace_old=True,

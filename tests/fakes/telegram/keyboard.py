@@ -1,7 +1,9 @@
 """Validation of `reply_markup` as the Bot API does it, and a readable view of inline buttons.
 
 Limits come from Telegram's behaviour: callback_data is 1-64 bytes (else BUTTON_DATA_INVALID), an
-inline keyboard holds at most 100 buttons and 8 per row (else "reply markup is too long").
+inline keyboard holds at most 100 buttons and 8 per row (else "reply markup is too long"), a `web_app`
+button opens an https URL (else BUTTON_URL_INVALID) and is allowed only in private chats (elsewhere
+BUTTON_TYPE_INVALID: groups open Mini Apps with a t.me direct link in a `url` button).
 """
 
 from __future__ import annotations
@@ -36,10 +38,13 @@ class InlineButton:
     text: str
     callback_data: str | None = None
     url: str | None = None
+    web_app: str | None = None
+    """The URL a `web_app` button opens."""
 
 
-def parse_reply_markup(raw: object) -> dict[str, Any] | None:
-    """The markup to store, or ApiError(400) with Telegram's wording for what it rejects."""
+def parse_reply_markup(raw: object, chat_type: str | None = None) -> dict[str, Any] | None:
+    """The markup to store, or ApiError(400) with Telegram's wording for what it rejects (`chat_type`:
+    where it is sent, for the buttons only private chats allow)."""
     if raw is None or raw == "":
         return None
     if isinstance(raw, str):
@@ -50,7 +55,10 @@ def parse_reply_markup(raw: object) -> dict[str, Any] | None:
     if not isinstance(raw, dict):
         raise ApiError.bad_request("can't parse reply keyboard markup JSON object")
     if "inline_keyboard" in raw:
-        return {"inline_keyboard": _inline_rows(raw["inline_keyboard"])}
+        rows = _inline_rows(raw["inline_keyboard"])
+        if chat_type not in (None, "private") and any("web_app" in b for row in rows for b in row):
+            raise ApiError.bad_request("BUTTON_TYPE_INVALID")
+        return {"inline_keyboard": rows}
     if "keyboard" in raw or "remove_keyboard" in raw or "force_reply" in raw:
         return dict(raw)
     raise ApiError.bad_request('can\'t find field "inline_keyboard"')
@@ -91,6 +99,11 @@ def _button(button: object) -> dict[str, Any]:
             raise ApiError.bad_request("BUTTON_DATA_INVALID")
     if "url" in button and not (isinstance(button["url"], str) and button["url"].strip()):
         raise ApiError.bad_request("BUTTON_URL_INVALID")
+    if "web_app" in button:
+        web_app = button["web_app"]
+        url = web_app.get("url") if isinstance(web_app, dict) else None
+        if not isinstance(url, str) or not url.startswith("https://"):
+            raise ApiError.bad_request("BUTTON_URL_INVALID")
     return dict(button)
 
 
@@ -98,6 +111,9 @@ def inline_buttons(markup: dict[str, Any] | None) -> list[list[InlineButton]]:
     if not markup or "inline_keyboard" not in markup:
         return []
     return [
-        [InlineButton(b["text"], b.get("callback_data"), b.get("url")) for b in row]
+        [
+            InlineButton(b["text"], b.get("callback_data"), b.get("url"), (b.get("web_app") or {}).get("url"))
+            for b in row
+        ]
         for row in markup["inline_keyboard"]
     ]

@@ -220,8 +220,8 @@ class BotApi:
         return (text or None), entities
 
     @staticmethod
-    def markup(p: Params) -> JSONDict | None:
-        return parse_reply_markup(p.raw.get("reply_markup"))
+    def markup(p: Params, chat: FakeChat | None = None) -> JSONDict | None:
+        return parse_reply_markup(p.raw.get("reply_markup"), chat.type if chat is not None else None)
 
     def reply_target(self, chat: FakeChat, p: Params) -> FakeMessage | None:
         target_id = p.integer("reply_to_message_id")
@@ -406,7 +406,7 @@ class BotApi:
         chat = self.chat(p)
         self.ensure_can_send(chat)
         text, entities = self.message_text(p)
-        markup = self.markup(p)
+        markup = self.markup(p, chat)
         reply_to = self.reply_target(chat, p)
         self.spend(chat)
         message = self.world.add_message(
@@ -419,18 +419,19 @@ class BotApi:
         if message.text is None:
             raise ApiError.bad_request("there is no text in the message to edit")
         text, entities = self.message_text(p)
-        return self.edited(message, text=text, entities=entities, reply_markup=self.markup(p))
+        return self.edited(message, text=text, entities=entities, reply_markup=self.markup(p, message.chat))
 
     async def edit_message_caption(self, p: Params) -> object:
         message = self.target(p, "message to edit not found")
         if message.text is not None:
             raise ApiError.bad_request("there is no caption in the message to edit")
         caption, entities = self.caption(p)
-        return self.edited(message, caption=caption, caption_entities=entities, reply_markup=self.markup(p))
+        markup = self.markup(p, message.chat)
+        return self.edited(message, caption=caption, caption_entities=entities, reply_markup=markup)
 
     async def edit_message_reply_markup(self, p: Params) -> object:
         message = self.target(p, "message to edit not found")
-        return self.edited(message, reply_markup=self.markup(p))
+        return self.edited(message, reply_markup=self.markup(p, message.chat))
 
     async def delete_message(self, p: Params) -> object:
         chat = self.chat(p)
@@ -502,7 +503,7 @@ class BotApi:
                 if dimensions is None:
                     raise ApiError.bad_request("IMAGE_PROCESS_FAILED")
         caption, caption_entities = self.caption(p)
-        markup = self.markup(p)
+        markup = self.markup(p, chat)
         reply_to = self.reply_target(chat, p)
         self.spend(chat)
         fields: dict[str, Any] = {
