@@ -114,7 +114,7 @@ async def test_the_fake_refuses_web_app_buttons_in_groups(web_rig: Rig) -> None:
     from telegram.error import BadRequest
 
     markup = InlineKeyboardMarkup([[InlineKeyboardButton("Open", web_app=WebAppInfo(WEBAPP))]])
-    with pytest.raises(BadRequest, match="(?i)button_type_invalid"):
+    with pytest.raises(BadRequest, match=r"(?i)button_type_invalid"):
         await bot.send_message(chat.id, "x", reply_markup=markup)
     fake.user_starts_bot(people[0])
     sent = await bot.send_message(people[0].id, "x", reply_markup=markup)
