@@ -137,6 +137,11 @@ class Translator:
         """A suit's symbol and name: `♥ hearts`."""
         return f"{SUIT_SYMBOLS[suit]} {self._gettext(SUIT_NAMES[suit])}"
 
+    def preset(self, name: str) -> str:
+        """A rule preset's name for the reader (an unknown one as it is)."""
+        known = PRESET_NAMES.get(name)
+        return self._gettext(known) if known is not None else name
+
     def marriage(self, letter: str) -> str:
         """A marriage by its record letter (`H`, or `A` for the ace marriage)."""
         if letter == "A":
@@ -145,6 +150,9 @@ class Translator:
 
 
 SUIT_NAMES: Final = (N_("clubs"), N_("spades"), N_("hearts"), N_("diamonds"))
+
+PRESET_NAMES: Final = {"polish": N_("polish"), "estonian": N_("estonian"), "russian": N_("russian")}
+"""The rule presets as shown to readers (`Polish variant`...); commands keep the identifiers."""
 
 
 @cache

@@ -213,7 +213,7 @@ def render_lobby(
     payload: Payload,
 ) -> Rendered:
     labels = [SeatLabel.of(s) for s in seats]
-    lines = [t._("**A table of 1000** · {preset}").format(preset=escape(settings.preset))]
+    lines = [t._("**A table of 1000** · {preset}").format(preset=escape(t.preset(settings.preset)))]
     counts = ", ".join(str(n) for n in rules.player_counts)
     lines.append(t._("Players: {counts}. Seats taken: {n}.").format(counts=counts, n=len(seats)))
     for i, (seat, label) in enumerate(zip(seats, labels, strict=True)):
@@ -715,7 +715,7 @@ def escape_code(text: str) -> str:
 def render_rules(t: Translator, rules: RuleSet, settings: ChatSettings, players: int | None) -> Rendered:
     """A summary of a table's rules and settings."""
     yes, no = t._("yes"), t._("no")
-    lines = [t._("**Rules: {preset}**").format(preset=escape(rules.preset))]
+    lines = [t._("**Rules: {preset}**").format(preset=escape(t.preset(rules.preset)))]
     lines.append(t._("Players: {counts}").format(counts=", ".join(map(str, rules.player_counts))))
     if rules.opening == Opening.AUTOMATIC:
         lines.append(t._("The opener starts at {bid} automatically.").format(bid=rules.opening_bid))

@@ -150,3 +150,12 @@ async def test_a_refused_new_saves_no_chat_settings(harness: Harness) -> None:
     out = await harness.text(make_user(0, "pl"), "/new nosuchpreset")
     assert errors(out) and errors(out)[0].language == "pl"
     assert await harness.store.load(f"settings:{harness.chat.key}") is None
+
+
+async def test_the_rule_presets_are_named_in_the_readers_language(harness: Harness) -> None:
+    """`polish` is what one types (`/new polish`); a Polish reader sees "wariant polski"."""
+    out = await harness.text(make_user(0, "pl"), "/new estonian")
+    [lobby] = [m for m in out if isinstance(m.audience, Group)]
+    assert "wariant estoński" in lobby.text and "estonian" not in lobby.text
+    [rules] = await harness.text(make_user(0, "pl"), "/rules")
+    assert "wariant estoński" in rules.text and "estonian" not in rules.text
