@@ -21,6 +21,7 @@ from langkit import OTHER_LANGUAGES, english_in
 from adapters.discord.i18n import DISCORD_LOCALES
 from adapters.discord.layout import mode_id
 from bot.handlers.lobby import AI_NAMES
+from bot.i18n import translator
 from bot.storage import MemoryStore
 
 NAMES = ("Ala", "Bartek", "Celina")
@@ -109,10 +110,15 @@ async def test_a_whole_game_in_one_language_shows_no_english(fake: FakeDiscord, 
         await driver.settle(await fake.slash(users[2], channel, "thousand", "bid", amount=5))
         await driver.settle(await fake.slash(users[0], channel, "thousand", "rules"))
         doc = await driver.play()
-        await driver.settle(await fake.slash(users[2], channel, "thousand", "score"))
+        for who, name in ((2, "score"), (0, "stats"), (1, "top"), (0, "export"), (1, "lang"), (2, "leave")):
+            await driver.settle(await fake.slash(users[who], channel, "thousand", name))
     assert doc.status == "finished" and doc.settings.language == lang
     texts = seen_texts(fake) + list(command_texts(fake, lang))
     assert len(texts) > 100
+    shown = "\n".join(text for _, text in texts)
+    t = translator(lang)
+    for message in ("**Score sheet**", "**Statistics: {name}**", "**Top players**", "**1000: commands**"):
+        assert t._(message).split("{")[0].strip("*") in shown, message  # the texts were collected
     assert not english_in(lang, texts, [*NAMES, *AI_NAMES, GUILD])
 
 

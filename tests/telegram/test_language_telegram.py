@@ -19,6 +19,7 @@ from langkit import OTHER_LANGUAGES, EnglishFinder, english_in
 from tgkit import Rig, seat_everyone
 
 from bot.handlers.lobby import AI_NAMES
+from bot.i18n import translator
 
 NAMES = ("Ala", "Bartek", "Celina")
 TITLE = "Karty 1000"
@@ -75,13 +76,27 @@ async def test_a_whole_game_in_one_language_shows_no_english(rig: Rig, lang: str
     await rig.say(people[2], people[2], "/help")
     await rig.say(chat, people[0], "/rules")
     await rig.say(chat, people[1], "/bid 5")
+    await rig.say(people[0], people[0], "/hand")
+    await rig.say(chat, people[0], "/table")
     await table.play_out()
-    await rig.say(chat, people[2], "/score")
+    for where, who, text in (
+        (chat, 2, "/score"),
+        (chat, 0, "/stats"),
+        (chat, 1, "/top"),
+        (chat, 0, "/export"),
+        (people[1], 1, "/lang"),
+        (chat, 2, "/leave"),
+    ):
+        await rig.say(where, people[who], text)
     doc = await table.doc()
     assert doc.status == "finished" and doc.settings.language == lang
     texts = seen_texts(fake, lang)
     assert len(texts) > 100
     assert any(where.startswith("setMyCommands") for where, _ in texts)
+    shown = "\n".join(text for _, text in texts)
+    t = translator(lang)
+    for message in ("**Score sheet**", "**Statistics: {name}**", "**Top players**", "**1000: commands**"):
+        assert t._(message).split("{")[0].strip("*") in shown, message  # the texts were collected
     assert not english_in(lang, texts, [*NAMES, *AI_NAMES, TITLE])
 
 
