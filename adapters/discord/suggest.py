@@ -11,15 +11,15 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Final, get_args
 
-from bot.i18n import LANGUAGE_NAMES, LANGUAGES, translator
+from bot.i18n import LANGUAGE_NAMES, LANGUAGES, parse_card_in, translator
 from bot.service import Service
 from bot.settings import AI_LEVELS
 from core.actions import Bid, Contract, Play
-from core.cards import CARD_NAMES
+from core.cards import CARD_NAMES, CardParseError
 from core.game import GameState
 from core.rules import PRESETS, RuleSet
 
-__all__ = ["Choice", "Suggest", "setting_names", "setting_values"]
+__all__ = ["Choice", "Suggest", "card_value", "setting_names", "setting_values"]
 
 MAX_CHOICES: Final = 25
 
@@ -67,7 +67,7 @@ class Suggest:
             if type(action) is not Play:
                 continue
             label = t.card(action.card) + (" ★" if action.declare else "")
-            value = CARD_NAMES[action.card] + (" !" if action.declare else "")
+            value = card_value(action.card, lang) + (" !" if action.declare else "")
             if _matches(current, label, value):
                 out.append(Choice(label, value))
         return out[:MAX_CHOICES]
@@ -95,6 +95,19 @@ class Suggest:
         if len(chosen) > MAX_CHOICES:
             chosen = [*chosen[: MAX_CHOICES - 1], chosen[-1]]
         return chosen
+
+
+def card_value(card: int, lang: str) -> str:
+    """What a chosen card sends: the international notation (`KS`), unless the reader's letters would read
+    it as another card (a Turkish K is the queen, kız), then the reader's own (`P♠`). A slash command's
+    card is typed text, read with the reader's letters first."""
+    name = CARD_NAMES[card]
+    try:
+        if parse_card_in(name, (lang,)) == card:
+            return name
+    except CardParseError:
+        pass
+    return translator(lang).card(card)
 
 
 def setting_names(current: str) -> list[Choice]:

@@ -20,9 +20,11 @@ from langkit import OTHER_LANGUAGES, english_in
 
 from adapters.discord.i18n import DISCORD_LOCALES
 from adapters.discord.layout import mode_id
+from adapters.discord.suggest import card_value
 from bot.handlers.lobby import AI_NAMES
-from bot.i18n import translator
+from bot.i18n import parse_card_in, translator
 from bot.storage import MemoryStore
+from core.cards import CARD_NAMES
 
 NAMES = ("Ala", "Bartek", "Celina")
 GUILD = "Karty 1000"
@@ -143,3 +145,14 @@ async def test_a_polish_player_in_an_english_channel(fake: FakeDiscord) -> None:
     group = [text for message in fake.messages(channel) for text in [message_texts(message)[0]]]
     assert any("Deal" in text for text in group)
     assert not any("Rozdanie" in text or "Twoje" in text for text in group)
+
+
+@pytest.mark.parametrize("lang", ["en", *OTHER_LANGUAGES])
+def test_a_chosen_card_reads_back_as_that_card_in_the_readers_language(lang: str) -> None:
+    """The autocomplete's value is typed text to the service, read with the reader's letters first: a
+    Turkish player's king must not arrive as `KS` (their K is the queen)."""
+    for card in range(24):
+        value = card_value(card, lang)
+        assert parse_card_in(value, (lang, "en")) == card, (lang, value)
+    assert card_value(CARD_NAMES.index("KS"), "tr") == "P♠"
+    assert card_value(CARD_NAMES.index("KS"), "pl") == "KS"
