@@ -107,3 +107,34 @@ def test_translated_markup_parses(lang: str) -> None:
         text = t._(message) if isinstance(message, str) else t.ngettext(message[0], message[1], 3)
         spans = parse(text)
         assert "".join(s.text for s in spans).strip()
+
+
+DISCORD = ROOT / "adapters" / "discord"
+
+
+def discord_messages() -> set[str]:
+    """The Discord adapter's own messages (`N_` in adapters/discord: labels, notes, command descriptions)."""
+    found: set[str] = set()
+    for _, _, message, _, _ in extract_from_dir(
+        str(DISCORD), method_map=[("**.py", "python")], keywords={"N_": None}, strip_comment_tags=True
+    ):
+        if isinstance(message, str):
+            found.add(message)
+    return found
+
+
+@pytest.mark.parametrize("lang", [lang for lang in LANGUAGES if lang != "en"])
+def test_the_discord_catalogs_are_complete(lang: str) -> None:
+    """Every text of the Discord adapter is translated (a missing one would show English), with the
+    placeholders of the English text, and no entry is left over."""
+    wanted = discord_messages()
+    assert "My hand" in wanted and "Play the card game 1000" in wanted
+    with (DISCORD / "locales" / f"{lang}.po").open("rb") as fh:
+        cat = read_po(fh, locale=lang)
+    ids = {m.id for m in cat if m.id}
+    assert not sorted(wanted - ids), f"{lang}: missing {sorted(wanted - ids)}"
+    assert not sorted(ids - wanted), f"{lang}: unused {sorted(map(str, ids - wanted))}"
+    for m in cat:
+        if m.id:
+            assert isinstance(m.string, str) and m.string.strip() and not m.fuzzy, (lang, m.id)
+            assert set(PLACEHOLDER.findall(m.string)) == set(PLACEHOLDER.findall(str(m.id))), (lang, m.id)
