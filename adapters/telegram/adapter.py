@@ -64,7 +64,7 @@ from adapters.telegram.outbox import Op, Outbox
 from adapters.telegram.reach import Reach, StartIntent, parse_start, start_link, start_payload
 from adapters.telegram.webapp import WebAppButtons
 from bot.commands import from_payload
-from bot.i18n import LANGUAGES, negotiate
+from bot.i18n import LANGUAGES
 from bot.markup import escape
 from bot.model import ChatRef, Command, Message, Private, UserRef
 from bot.ops.health import Health
@@ -320,9 +320,10 @@ class TelegramAdapter:
             self._known.add(user_id)
         return known is True
 
-    def _gate_note(self, chat: ChatRef, user: UserRef, payload: str, reply_to: int | None) -> None:
-        """In the group: the deep link that opens the private chat and, on Start, seats the user."""
-        lang = negotiate(user.language) or "en"
+    async def _gate_note(self, chat: ChatRef, user: UserRef, payload: str, reply_to: int | None) -> None:
+        """In the group: the deep link that opens the private chat and, on Start, seats the user. It names
+        them and is for them: in their language (their /lang choice, else Telegram's, else the group's)."""
+        lang = await self.runner.language_of(user, chat.key)
         text = text_in(
             lang, "To take a seat, open our private chat and press Start: your cards will come there."
         )
@@ -348,7 +349,7 @@ class TelegramAdapter:
         if command.name in SEATING and not chat.private and not await self._may_seat(tg_user.id):
             arg = command.args[0].lower() if command.name == "new" and command.args else None
             payload = start_payload("join" if command.name == "join" else "new", chat.chat_id, arg)
-            self._gate_note(chat, command.user, payload, message.message_id)
+            await self._gate_note(chat, command.user, payload, message.message_id)
             return "gated"
         command = await self._with_admin(command)
         await self.run(command, Origin(chat, command.user, message_id=message.message_id), kind=kind)

@@ -134,3 +134,25 @@ async def test_a_polish_player_in_an_english_group(rig: Rig) -> None:
     # The callback answers Bartek saw (a refused press, a toast) are Polish too.
     answers = [q.text for q in fake.callback_answers if q.user.id == bartek.id and q.text]
     assert not english_in("pl", [("answer", a) for a in answers], names)
+
+
+async def test_the_note_to_open_the_private_chat_follows_the_persons_lang_choice(rig: Rig) -> None:
+    """Someone who never started the bot types /join in the group: the note naming them (open our
+    private chat) is in the language they chose with /lang, though their Telegram and the group are
+    English."""
+    fake = rig.fake
+    ala, dana = fake.add_user("Ala", language_code="en"), fake.add_user("Dana", language_code="en")
+    chat = rig.group(TITLE, [ala, dana])
+    fake.user_starts_bot(ala)
+    await rig.say(chat, ala, "/new")
+    await rig.say(chat, dana, "/lang uk")
+    await rig.say(chat, dana, "/join")
+    notes = [m.content for m in fake.bot_messages(chat) if m.content.startswith("Dana:")]
+    assert notes, [m.content for m in fake.bot_messages(chat)]
+    assert not english_in("uk", [("note", notes[-1])], ["Dana", TITLE])
+    assert translator("uk")._("Join") in [b for m in fake.bot_messages(chat) for b in _labels(m)]
+
+
+def _labels(message: object) -> list[str]:
+    markup = getattr(message, "reply_markup", None) or {}
+    return [b.get("text", "") for row in markup.get("inline_keyboard", []) for b in row]
