@@ -30,7 +30,7 @@ import discord
 from discord.utils import MISSING
 
 from bot.commands import PayloadError, decode_payload
-from bot.model import Button, Group, Message, Private, UserRef
+from bot.model import Button, Group, Message, Private, Sender, UserRef
 from bot.ops.metrics import Metrics
 from bot.storage import StorageError
 
@@ -189,8 +189,10 @@ class Outbox:
         for m in plan.others:
             await self._guarded(self._to_other(m, plan.channel_id), plan)
         if plan.no_access and reply is not None:
-            # The game goes on (it is stored), but nobody sees it here: tell the one who acted why.
-            lang = plan.group[0].language if plan.group else "en"
+            # The game goes on (it is stored), but nobody sees it here: tell the one who acted why, in
+            # their language (an answer to them carries it; else their Discord locale).
+            mine = (m.language for m in messages if isinstance(m.audience, Sender))
+            lang = next(mine, None) or L.language_of(reply.interaction.locale) or "en"
             with contextlib.suppress(discord.HTTPException):
                 await reply.send_ephemeral(Body(content=L.labels(lang)._(L.NO_ACCESS)))
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from dckit import E2E, SHORT_GAME, Driver, message_texts, running_bot, settings, speed_up
+from dckit import E2E, SHORT_GAME, Driver, message_texts, payload_of, running_bot, settings, speed_up
 from fakes.discord import FakeDiscord, FakeUser
 from langkit import OTHER_LANGUAGES, english_in
 
@@ -156,3 +156,37 @@ def test_a_chosen_card_reads_back_as_that_card_in_the_readers_language(lang: str
         assert parse_card_in(value, (lang, "en")) == card, (lang, value)
     assert card_value(CARD_NAMES.index("KS"), "tr") == "P♠"
     assert card_value(CARD_NAMES.index("KS"), "pl") == "KS"
+
+
+async def test_a_channel_the_bot_may_not_post_in_is_explained_in_the_starters_language(
+    fake: FakeDiscord,
+) -> None:
+    """The note on the missing permissions goes to the one who pressed Start: their language (Polish),
+    not the channel's (English, chosen by Alice who opened the table)."""
+    from fakes.discord import Overwrite
+    from fakes.discord import permissions as perms
+
+    from adapters.discord.i18n import NO_ACCESS, labels
+
+    guild = fake.add_guild(GUILD)
+    alice = fake.add_user("alice", global_name="Alice", locale="en-US")
+    bartek = fake.add_user("bartek", global_name="Bartek", locale="pl")
+    for user in (alice, bartek):
+        fake.add_member(guild, user)
+    async with running_bot(fake, MemoryStore()) as bot:
+        bot_role = next(r for r in guild.roles.values() if r.managed)
+        closed = fake.add_text_channel(
+            guild, "closed", overwrites=[Overwrite(bot_role.id, 0, deny=perms.SEND_MESSAGES)]
+        )
+        opened = await fake.slash(alice, closed, "thousand", "new")
+        lobby = await opened.original_message()
+        await fake.wait_until(lambda: bot.idle)
+        pressed = None
+        for user, name in ((bartek, "join"), (alice, "add_ai"), (bartek, "start")):
+            cid = next(c for c in lobby.custom_ids() if (p := payload_of(c)) is not None and p[0] == name)
+            pressed = await fake.press(user, lobby, cid)
+            await pressed.response()
+            await fake.wait_until(lambda: bot.idle)
+        assert pressed is not None
+        notes = [m.content for m in pressed.followups]
+        assert labels("pl")._(NO_ACCESS) in notes, notes
