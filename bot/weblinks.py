@@ -20,9 +20,10 @@ from typing import Final
 
 from pydantic import SecretStr
 
+from bot.model import UserRef
 from bot.settings import Settings
 
-__all__ = ["Claims", "Signer", "TokenError", "derive_secret", "signer_for"]
+__all__ = ["Claims", "Signer", "TokenError", "derive_secret", "link_url", "signer_for"]
 
 _START_RE: Final = re.compile(r"^([A-Za-z0-9_-]{2,480})_([0-9a-f]{20})$")
 
@@ -163,3 +164,10 @@ class Signer:
         if claims.expires < now:
             raise TokenError("expired token")
         return claims
+
+
+def link_url(signer: Signer, base: str, table_id: str, user: UserRef, lang: str, expires: float) -> str:
+    """The page address that opens `table_id` as `user` until `expires` (Discord's Open table button,
+    the terminal's address): `<base>/?t=<link token>`."""
+    token = signer.sign(Claims("link", table_id, user.user_id, user.name[:32], lang, user.platform, expires))
+    return f"{base.rstrip('/')}/?t={token}"

@@ -36,6 +36,7 @@ from .interactions import Interactions, Timing, chat_title
 from .items import DYNAMIC_ITEMS
 from .refs import TOKEN_LIFETIME, Refs
 from .tree import build_group
+from .weblink import web_link_of
 
 __all__ = ["BotConfig", "ThousandBot"]
 
@@ -80,7 +81,9 @@ class ThousandBot(discord.AutoShardedClient):
         self.budget = ChannelBudget(
             store, runtime.metrics, limit=self.config.channel_limit, window=self.config.channel_window
         )
-        self.outbox = Outbox(self, self.refs, self.budget, runtime.metrics)
+        self.outbox = Outbox(
+            self, self.refs, self.budget, runtime.metrics, web_link=web_link_of(runtime.settings)
+        )
         self.buttons = Interactions(
             runtime, self.outbox, self.refs, timing=Timing(ack_after=self.config.ack_after)
         )

@@ -127,5 +127,8 @@ def build_view(rows: Sequence[Sequence[Key]]) -> discord.ui.View | None:
     view = discord.ui.View(timeout=None)
     for r, row in enumerate(rows):
         for key in row:
-            view.add_item(button_for(key, row=r))
+            if key.url is not None:
+                view.add_item(discord.ui.Button(label=key.label, url=key.url, row=r))
+            else:
+                view.add_item(button_for(key, row=r))
     return view

@@ -169,7 +169,10 @@ class Outbox:
         metrics: Metrics | None = None,
         *,
         clock: Callable[[], float] = time.time,
+        web_link: Callable[[Message], str | None] | None = None,
     ) -> None:
+        self.web_link = web_link
+        """The web table's page address for a hand's reader (a signed, short-lived link), when configured."""
         self.client = client
         self.refs = refs
         self.budget = budget
@@ -355,7 +358,11 @@ class Outbox:
     def _hand_body(self, m: Message, *, dm: bool) -> Body:
         lab = L.labels(m.language)
         switch = Key(lab._(L.HAND_HERE), mode_id(False)) if dm else Key(lab._(L.HAND_BY_DM), mode_id(True))
-        return render(m, extra=[switch], in_place=not dm)
+        extra = [switch]
+        url = self.web_link(m) if self.web_link is not None else None
+        if url is not None:
+            extra.append(Key(lab._(L.OPEN_TABLE), "l|web", url=url))
+        return render(m, extra=extra, in_place=not dm)
 
     async def _remember(self, channel_id: int, m: Message, message_id: int) -> None:
         """Keep the message id for `m.key`. Keys are opaque, so the reference of the previous message of the

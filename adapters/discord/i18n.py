@@ -35,6 +35,7 @@ DISCORD_LOCALES: Final[dict[str, discord.Locale]] = {
 MY_HAND: Final = N_("My hand")
 HAND_BY_DM: Final = N_("Hand by DM")
 HAND_HERE: Final = N_("Hand here")
+OPEN_TABLE: Final = N_("Open table")
 YOUR_TURN: Final = N_("{mention}, your turn.")
 HURRY: Final = N_("{mention}, your turn is about to time out.")
 DM_CLOSED: Final = N_("{mention}, I cannot send you direct messages: use the My hand button instead.")

@@ -6,6 +6,7 @@ Custom ids (at most 100 characters, unique within a message):
                           table id); `n` only tells apart two buttons with the same payload
     h|<table id>          "My hand": the hand of the presser at that table (no version: never stale)
     m|1, m|0              switch the presser's hand delivery to direct messages, or back to ephemeral
+    l|web                 (not sent: a link button has a URL instead) the web table's Open table link
 
 A message holds at most 5 rows of 5 buttons. The service draws rows of its own width (4 cards a row);
 `pack` keeps its rows where they fit and reflows them where they do not, and keeps the adapter's own
@@ -49,6 +50,8 @@ class Key:
     label: str
     custom_id: str
     style: Style = "secondary"
+    url: str | None = None
+    """A link button (the web table's Open table): opens `url`, sends nothing to the bot."""
 
 
 def payload_id(payload: str, n: int = 0) -> str:
@@ -78,7 +81,7 @@ def _unique(rows: Sequence[Sequence[Key]]) -> list[list[Key]]:
             n = seen.get(key.custom_id, 0)
             seen[key.custom_id] = n + 1
             custom_id = key.custom_id if n == 0 else f"{key.custom_id}|{n}"
-            new_row.append(Key(_label(key.label), custom_id, key.style))
+            new_row.append(Key(_label(key.label), custom_id, key.style, key.url))
         out.append(new_row)
     return out
 
@@ -103,7 +106,7 @@ def pack(rows: Sequence[Sequence[Key]], extra: Sequence[Key] = ()) -> list[list[
         split = [flat[i : i + MAX_PER_ROW] for i in range(0, len(flat), MAX_PER_ROW)]
     out = [list(row) for row in split]
     if extra:
-        tail = [Key(_label(k.label), k.custom_id, k.style) for k in extra[:MAX_PER_ROW]]
+        tail = [Key(_label(k.label), k.custom_id, k.style, k.url) for k in extra[:MAX_PER_ROW]]
         if len(out) < MAX_ROWS:
             out.append(tail)
         else:

@@ -36,7 +36,7 @@ from bot.render import render_error
 from bot.service import Service
 from bot.storage import StorageUnavailable
 from bot.table import TableDoc
-from bot.weblinks import Claims, Signer, TokenError
+from bot.weblinks import Claims, Signer, TokenError, link_url
 
 __all__ = ["STATIC_DIR", "WebOptions", "WebTable", "make_app", "make_static_app"]
 
@@ -99,19 +99,9 @@ class WebTable:
 
     def link(self, table_id: str, user: UserRef, lang: str | None = None, *, base: str | None = None) -> str:
         """A page address bound to `user` and `table_id`, valid `link_seconds` (Discord, terminal)."""
-        token = self.signer.sign(
-            Claims(
-                kind="link",
-                table=table_id,
-                user=user.user_id,
-                name=user.name,
-                lang=lang or negotiate(user.language) or "en",
-                platform=user.platform,
-                expires=self.clock() + self.options.link_seconds,
-            )
-        )
-        root = (base or self.options.public_url or "").rstrip("/")
-        return f"{root}/?t={token}"
+        expires = self.clock() + self.options.link_seconds
+        language = lang or negotiate(user.language) or "en"
+        return link_url(self.signer, base or self.options.public_url or "", table_id, user, language, expires)
 
     def session_for(self, claims: Claims) -> str:
         return self.signer.sign(
