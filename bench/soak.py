@@ -47,6 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "reliability")]
 
 import redis.asyncio as aioredis  # noqa: E402
+from cardspy import Part, leaks, secret_cards, telegram_parts  # noqa: E402
 from fakes.telegram import FakeChat, FakeMessage, FakeTelegram, FakeTelegramServer, FakeUser  # noqa: E402
 from fakes.telegram.fake import ApiResponse  # noqa: E402
 from fakes.telegram.faults import Fault, FaultKind  # noqa: E402
@@ -56,7 +57,6 @@ from redis.exceptions import ConnectionError as RedisConnectionError  # noqa: E4
 from redis.exceptions import RedisError  # noqa: E402
 from redis.exceptions import TimeoutError as RedisTimeoutError  # noqa: E402
 from redis_server import RedisServer  # noqa: E402
-from relkit import card_labels, secret_cards  # noqa: E402
 
 from adapters.telegram.limits import BUDGETED_METHODS  # noqa: E402
 from bench.faults import Balancer, BotProcess, FaultEvent, FaultPlan, environment, free_port  # noqa: E402
@@ -397,14 +397,19 @@ class Soak:
             if found:
                 self.last_deal[chat_id] = int(found.group(1))
             self.f.group_per_deal[(run.table_id, self.last_deal.get(chat_id, 0))] += 1
-            asyncio.get_running_loop().create_task(self._privacy(run, text, found))
+            parts = telegram_parts(result if isinstance(result, dict) else None)
+            parts += telegram_parts(params if isinstance(params, dict) else None)
+            asyncio.get_running_loop().create_task(self._privacy(run, text, parts, found))
         else:
             found = HAND_DEAL_RE.search(text)
             deal = int(found.group(1)) if found else self.last_deal.get(run.chat.id, 0)
             self.f.private_per_deal[(run.table_id, deal)] += 1
 
-    async def _privacy(self, run: TableRun, text: str, header: re.Match[str] | None) -> None:
-        """At every group send and edit: no card that is private now (in a hand, face down) in the text."""
+    async def _privacy(
+        self, run: TableRun, text: str, parts: list[Part], header: re.Match[str] | None
+    ) -> None:
+        """At every group send and edit: no card that is private now (in a hand, face down) in the text,
+        caption, button labels or callback data (the tests' one detector, `tests/cardspy.py`)."""
         try:
             stored = await self.store.load(run.table_id)
         except StorageError:
@@ -420,11 +425,9 @@ class Soak:
             self.f.privacy_skipped += 1  # a message about another deal than the one being played
             return
         self.f.privacy_checked += 1
-        leaked = sorted(
-            label for label in card_labels(secret_cards(state), doc.settings.language) if label in text
-        )
+        leaked = leaks(parts, secret_cards(state), [doc.settings.language])
         if leaked:
-            self.f.leaks.append(f"{run.table_id}: {leaked} in {text!r}")
+            self.f.leaks.append(f"{run.table_id}: {'; '.join(leaked)}")
 
     # --- setting up ------------------------------------------------------------------------------------
 

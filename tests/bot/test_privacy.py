@@ -4,26 +4,25 @@ private message holds a card its player may not know.
 The test keeps its own copy of the game, fed with the actions the service stored, and takes the engine's
 events as the truth about who saw which card: a card is public once an event for everyone showed it in
 the current deal (a played card, a talon shown to all...), and known to a seat once an event for that
-seat or for everyone showed it. Messages are checked for every card's label in the message's language
-and for cards in button payloads.
+seat or for everyone showed it. Messages are read by the suite's one detector of cards (`tests/cardspy.py`:
+labels in every language and order, codes, button labels and payloads).
 """
 
 from __future__ import annotations
 
 import random
 
+import cardspy
 import pytest
 from botkit import Clock, Harness, action_text, make_user, quiet_settings
 
-from bot.commands import decode_payload
 from bot.handlers import Handlers
-from bot.i18n import LANGUAGES, translator
+from bot.i18n import LANGUAGES
 from bot.model import ChatRef, Group, Message, Private, Sender, UserRef
 from bot.service import Service
 from bot.snapshot import GameSpec, decode_action
 from bot.storage import MemoryStore
 from core import events as ev
-from core.cards import CARD_NAMES
 from core.game import GameState, apply, new_game
 
 CASES = [
@@ -60,6 +59,8 @@ class Witness:
             self.touched.add(self.deal)
             public = self.public.setdefault(self.deal, set())
             seen = self.seen.setdefault(self.deal, [set() for _ in range(self.players)])
+            if e.kind == ev.DEAL_STARTED:
+                continue  # its "cards" are the seats in play, not cards
             if e.audience is None:
                 public.update(e.cards)
                 for s in seen:
@@ -82,33 +83,27 @@ class Witness:
         return set().union(*(self.seen.get(d, [set()] * self.players)[seat] for d in self.touched))
 
 
-def cards_in(message: Message) -> set[int]:
-    """Cards a message shows: labels in its text (its language) and cards in its buttons."""
-    labels = translator(message.language).card_labels
-    found = {c for c in range(24) if labels[c] in message.text}
-    for row in message.buttons:
-        for button in row:
-            found |= {c for c in range(24) if labels[c] in button.label}
-            _, args, _, _ = decode_payload(button.payload)
-            found |= {CARD_NAMES.index(a) for a in args if a in CARD_NAMES}
-    return found
+def cards_in(message: Message, allowed: set[int]) -> list[str]:
+    """Cards outside `allowed` that a message shows, in any form (`cardspy`): text, button labels and
+    button payloads."""
+    private = set(range(24)) - allowed
+    return cardspy.leaks(cardspy.message_parts(message.text, message.buttons), private, [message.language])
 
 
 def check(messages: list[Message], witness: Witness, seats: dict[str, int]) -> None:
     public = witness.allowed_public()
     for m in messages:
-        shown = cards_in(m)
         if isinstance(m.audience, Group):
             assert m.kind != "hand"
-            leaked = shown - public
-            assert not leaked, (m.kind, m.text, [CARD_NAMES[c] for c in leaked])
+            leaked = cards_in(m, public)
+            assert not leaked, (m.kind, leaked)
         else:
             user = m.audience.user if isinstance(m.audience, Private | Sender) else None
             assert user is not None
             seat = seats.get(user.key)
             allowed = public if seat is None else witness.allowed_for(seat)
-            leaked = shown - allowed
-            assert not leaked, (user.key, m.kind, m.text, [CARD_NAMES[c] for c in leaked])
+            leaked = cards_in(m, allowed)
+            assert not leaked, (user.key, m.kind, leaked)
 
 
 NOISE = [

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import cardspy
 from fakes.discord import (
     FakeChannel,
     FakeDiscord,
@@ -24,15 +25,14 @@ from adapters.discord.client import BotConfig, ThousandBot
 from bot.ai import decide_now
 from bot.commands import decode_payload
 from bot.handlers import Handlers
-from bot.i18n import translator
 from bot.ops.runtime import Runtime
-from bot.render import give_order, without_played_tricks
+from bot.render import give_order
 from bot.service import Service
 from bot.settings import Settings
 from bot.storage import Store
 from bot.table import TableDoc
 from core.actions import Bid, Blind, Contract, Discard, Give, Pass, Play, TakeTalon
-from core.cards import CARD_NAMES, cards_of
+from core.cards import CARD_NAMES
 from core.deal import Phase
 from core.game import GameState
 from core.view import seat_view
@@ -145,36 +145,6 @@ def payload_of(custom_id: str) -> tuple[str, tuple[str, ...], int, str] | None:
     if not custom_id.startswith("t|"):
         return None
     return decode_payload(custom_id.split("|")[1])
-
-
-def secret_cards(state: GameState) -> set[int]:
-    """Cards nobody but their holder may know now: hands, a talon not shown, piles, laid-down cards,
-    face-down crawl cards. Cards of a talon once shown to everyone are public from then on."""
-    deal = state.deal
-    hidden = 0
-    for hand in deal.hands:
-        hidden |= hand
-    for c in deal.talon:
-        hidden |= 1 << c
-    if deal.piles is not None:
-        for pile in deal.piles:
-            for c in pile:
-                hidden |= 1 << c
-    for c in deal.discard:
-        hidden |= 1 << c
-    if deal.crawl:
-        for c in deal.trick:
-            hidden |= 1 << c
-    if deal.talon_public and deal.piles is None:
-        for c in deal.talon_as_dealt:
-            hidden &= ~(1 << c)
-    return set(cards_of(hidden))
-
-
-def card_texts(card: int, lang: str) -> set[str]:
-    """How a card is written in a message in `lang` (the letters of one language only: the Turkish
-    queen is written K, so checking every language's letters at once would confuse cards)."""
-    return {translator(lang).card(card)}
 
 
 def message_texts(version: Any) -> tuple[str, list[str]]:
@@ -490,26 +460,19 @@ class Driver:
     # --- checks ---------------------------------------------------------------------------------------
 
     def check_privacy(self, state: GameState | None, lang: str = "en") -> None:
-        """No card that is secret now appears in any channel message version not checked yet (written in
-        the table's language `lang`, or as a card code in a button's custom id)."""
-        secret = secret_cards(state) if state is not None and not state.finished else set()
+        """No card that is secret now appears in any channel message version not checked yet, in any form
+        or field (`cardspy`: labels read in the table's language `lang`, codes, custom ids...)."""
+        secret = cardspy.secret_cards(state)
         for channel in self.channel.guild.channels.values() if self.channel.guild else [self.channel]:
             for m in channel.messages:
                 if m.ephemeral:
                     continue
                 versions = [*m.history, m]
                 for version in versions[self.checked.get(m.id, 0) :]:
-                    text, ids = message_texts(version)
-                    text = without_played_tricks(text, lang)
-                    for card in secret:
-                        for label in card_texts(card, lang):
-                            if label in text:
-                                raise PrivacyLeak(f"secret card {label} in channel message {m.id}: {text!r}")
-                        code = CARD_NAMES[card]
-                        for cid in ids:
-                            p = payload_of(cid)
-                            if p is not None and code in p[1]:
-                                raise PrivacyLeak(f"secret card {code} in a channel button {cid}")
+                    parts = cardspy.discord_parts(version.content, version.embeds, version.components)
+                    found = cardspy.leaks(parts, secret, [lang])
+                    if found:
+                        raise PrivacyLeak(f"secret card in channel message {m.id}: {'; '.join(found)}")
                     self.stats["versions_checked"] += 1
                 self.checked[m.id] = len(versions)
 

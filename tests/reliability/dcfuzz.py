@@ -20,7 +20,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "discord"))  # dckit, the Discord rig
 
-from dckit import SHORT_GAME, Driver, card_texts, message_texts, secret_cards
+import cardspy
+from dckit import SHORT_GAME, Driver
 from dckit import payload_of as _payload_of
 from fakes.discord import FakeChannel, FakeDiscord, FakeGuild, FakeInteraction, FakeMessage, FakeUser
 from fakes.discord import permissions as perms
@@ -31,9 +32,7 @@ from adapters.discord.client import ThousandBot
 from adapters.discord.items import DYNAMIC_ITEMS
 from bot.commands import PayloadError
 from bot.model import Command
-from bot.render import without_played_tricks
 from bot.table import TableDoc
-from core.cards import CARD_NAMES
 from core.game import GameState
 
 __all__ = [
@@ -368,8 +367,9 @@ class Mover:
 @dataclass
 class Privacy:
     """No public message (channel messages and their earlier versions, interaction answers that are not
-    ephemeral) shows a card that is secret at its channel's table, as text in the table's language or
-    as a card code in a button; and none repeats a text the service meant for one person."""
+    ephemeral) shows a card that is secret at its channel's table, in any form or field (`cardspy`; when
+    the table's language changed this step, a token is reported if it is secret in both); and none
+    repeats a text the service meant for one person."""
 
     checked: dict[int, int] = field(default_factory=dict)
     languages: dict[int, str] = field(default_factory=dict)
@@ -387,25 +387,16 @@ class Privacy:
         langs = {lang, self.languages.get(channel.id, lang)}  # the language may have changed this step
         self.languages[channel.id] = lang
         live = doc is not None and doc.status == "game" and state is not None and not state.finished
-        secret = secret_cards(state) if live and state is not None else set()
-        labels = _unambiguous_labels(secret, langs)
-        codes = {CARD_NAMES[c] for c in secret}
+        secret = cardspy.secret_cards(state) if live else frozenset()
         for m in channel.messages:
             if m.ephemeral:
                 continue
             versions = [*m.history, m]
             for version in versions[self.checked.get(m.id, 0) :]:
                 self.versions += 1
-                text, ids = message_texts(version)
-                text = "\n".join(without_played_tricks(text, lang) for lang in langs)
-                for label in labels:
-                    if label in text:
-                        problems.append(f"secret card {label} in #{channel.name} message {m.id}: {text!r}")
-                for cid in ids:
-                    p = payload_of(cid)
-                    leaked = [a for a in p[1] if a in codes] if p is not None else []
-                    if leaked:
-                        problems.append(f"secret cards {leaked} on a button of #{channel.name}: {cid}")
+                fields = cardspy.discord_parts(version.content, version.embeds, version.components)
+                for leak in cardspy.leaks(fields, secret, sorted(langs)):
+                    problems.append(f"secret card in #{channel.name} message {m.id}: {leak}")
                 parts = [version.content or ""] + [e.get("description") or "" for e in version.embeds]
                 for part in parts:
                     if part.strip() and part.strip() in sender_texts:
@@ -420,24 +411,6 @@ def adapter_notes() -> set[str]:
 
     notes = (L.DM_ON, L.DM_OFF, L.DM_SENT, L.DONE, L.FAILED, L.RESTARTING)
     return {L.labels(lang)._(note) for lang in LANGUAGES for note in notes}
-
-
-def _unambiguous_labels(secret: set[int], langs: set[str]) -> set[str]:
-    """How the secret cards are written in `langs`, leaving out a label that in another of `langs` names
-    a card that is not secret (the Turkish queen is written K, like the English king)."""
-    written = {lang: {c: next(iter(card_texts(c, lang))) for c in range(24)} for lang in langs}
-    out: set[str] = set()
-    for lang in langs:
-        for card in secret:
-            label = written[lang][card]
-            clash = any(
-                other_label == label and other != card and other not in secret
-                for other_lang in langs
-                for other, other_label in written[other_lang].items()
-            )
-            if not clash:
-                out.add(label)
-    return out
 
 
 async def bot_idle(fake: FakeDiscord, bot: ThousandBot, timeout: float = 60.0) -> None:

@@ -21,17 +21,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import cardspy
+
 from bot.commands import MOVE_COMMANDS, decode_payload, from_payload, parse_text
-from bot.i18n import translator
 from bot.model import ChatRef, Command, Group, Message, Private, Sender, UserRef
-from bot.render import without_played_tricks
 from bot.service import Service
 from bot.settings import Settings
 from bot.snapshot import GameCache, decode_action
 from bot.storage import MemoryStore, RedisStore, Store
 from bot.table import TableDoc
 from core.cards import CARD_NAMES, cards_of
-from core.deal import Phase
 from core.errors import IllegalAction
 from core.game import GameState, apply
 
@@ -136,31 +135,6 @@ class Games:
         if doc is None or doc.game is None:
             return None
         return self.cache.state(doc.serial, doc.game.spec, doc.game.actions)
-
-
-def secret_cards(state: GameState) -> set[int]:
-    """Cards nobody but their holder may know now: in a hand, the face-down talon or piles, laid down."""
-    deal = state.deal
-    secret = 0
-    for hand in deal.hands:
-        secret |= hand
-    hidden = list(deal.talon) + list(deal.discard)
-    if deal.piles is not None:
-        if deal.phase in (Phase.BLIND, Phase.BIDDING, Phase.TALON):
-            hidden += list(deal.piles[0]) + list(deal.piles[1])
-        else:
-            hidden += list(deal.piles[1 - deal.pile])
-    for card in hidden:
-        secret |= 1 << card
-    if deal.talon_public and deal.piles is None:
-        for card in deal.talon_as_dealt:
-            secret &= ~(1 << card)
-    return set(cards_of(secret))
-
-
-def card_labels(cards: Iterable[int], lang: str) -> set[str]:
-    t = translator(lang)
-    return {t.card(c) for c in cards}
 
 
 def payloads(messages: Iterable[Message]) -> list[str]:
@@ -588,11 +562,9 @@ class Oracle:
                 state = self.games.state(doc)
                 if doc is None or state is None or state.finished or doc.status != "game":
                     continue
-                secret = card_labels(secret_cards(state), m.language)
-                shown = without_played_tricks(m.text, m.language)
-                leaked = sorted(label for label in secret if label in shown)
-                if leaked:
-                    v.fail(f"group message in {m.audience.chat.key} shows private cards {leaked}: {m.text!r}")
+                parts = cardspy.message_parts(m.text, m.buttons)
+                for leak in cardspy.leaks(parts, cardspy.secret_cards(state), [m.language]):
+                    v.fail(f"group message in {m.audience.chat.key} shows a private card: {leak}")
                 cards = [a for p in payloads([m]) for a in decode_payload(p)[1]]
                 if cards:
                     v.fail(f"a group message carries card buttons {cards}")

@@ -10,14 +10,16 @@ times without thousands of moves.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from fakes.telegram import FakeTelegram
 from tgkit import Rig, seat_everyone
 
 from bot.commands import MAX_PAYLOAD_BYTES
 from bot.i18n import translator
-from bot.model import ChatRef, Group, Message
-from core.cards import cards_of
+from bot.model import Button, ChatRef, Group, Message
+from core.cards import CARD_NAMES, cards_of
 
 NAMES = ("Alice", "Bob", "Carol", "Dan")
 
@@ -29,12 +31,19 @@ def _assert_clean(rig: Rig) -> None:
     assert all(c.status == 200 for c in fake.calls if c.method != "answerCallbackQuery"), [
         (c.method, c.description) for c in fake.calls if c.status != 200
     ]
+    checked = 0
     for call in fake.calls:
         markup = call.params.get("reply_markup")
-        if isinstance(markup, dict):
-            for row in markup.get("inline_keyboard", []):
-                for b in row:
-                    assert len(b.get("callback_data", "").encode()) <= MAX_PAYLOAD_BYTES
+        if markup is None:
+            continue
+        # PTB sends the keyboard as a JSON string (form field); a dict is accepted too.
+        keyboard = json.loads(markup) if isinstance(markup, str) else markup
+        assert isinstance(keyboard, dict), markup
+        for row in keyboard.get("inline_keyboard", []):
+            for b in row:
+                assert len(b.get("callback_data", "").encode()) <= MAX_PAYLOAD_BYTES
+                checked += 1
+    assert checked > 0, "no inline button was checked"
 
 
 @pytest.mark.parametrize(
@@ -75,15 +84,28 @@ async def test_a_game_played_through_telegram(rig: Rig, preset: str, humans: int
         assert all(m.content.startswith(heading) for m in fake.messages(person) if m.callback_data)
 
 
-async def test_the_watch_catches_a_card_in_a_group_message(rig: Rig) -> None:
-    """The privacy check is not vacuous: a hand card put into a group message is reported."""
+LEAKS = {
+    "label in the text": lambda label, code: (f"oops {label}", ()),
+    "codes in the text": lambda label, code: (f"[9C JD {code} QH]", ()),
+    "label on a button": lambda label, code: ("Table", ((Button(f"Join {label}", "x:hi"),),)),
+    "code in a button's payload": lambda label, code: ("Table", ((Button("Join", f"p:{code}:1:tg:1"),),)),
+}
+
+
+@pytest.mark.parametrize("form", LEAKS)
+async def test_the_watch_catches_a_card_in_a_group_message(rig: Rig, form: str) -> None:
+    """The privacy check is not vacuous: a hand card put into a group message, in its text as a label or
+    as codes, on a button's label or in its callback data, is reported."""
     fake = rig.fake
     people = [fake.add_user(name) for name in NAMES[:3]]
     chat = rig.group("Cards", people)
     table = await seat_everyone(rig, chat, people)
     doc, state = await table.state()
     assert state is not None
-    card = translator(doc.settings.language).card(next(iter(cards_of(state.deal.hands[0]))))
-    await rig.bot.adapter.deliver([Message(Group(ChatRef("tg", str(chat.id))), f"oops {card}")])
+    card = next(iter(cards_of(state.deal.hands[0])))
+    label = translator(doc.settings.language).card(card)
+    text, buttons = LEAKS[form](label, CARD_NAMES[card])
+    assert rig.watch.leaks == []
+    await rig.bot.adapter.deliver([Message(Group(ChatRef("tg", str(chat.id))), text, buttons=buttons)])
     await rig.bot.adapter.outbox.drain()
-    assert len(rig.watch.leaks) == 1 and card in rig.watch.leaks[0]
+    assert len(rig.watch.leaks) == 1 and CARD_NAMES[card] in rig.watch.leaks[0], rig.watch.leaks

@@ -14,10 +14,11 @@ import random
 import statistics
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import cardspy
 from fakes.telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser, InProcessRequest
 from fakes.telegram.fake import ApiResponse
 from fakes.telegram.models import UploadedFile
@@ -27,9 +28,8 @@ from adapters.telegram.limits import BUDGETED_METHODS, SendLimits
 from bot.ai import decide_now
 from bot.commands import decode_payload
 from bot.handlers import Handlers
-from bot.i18n import translator
 from bot.ops.runtime import Runtime
-from bot.render import give_order, without_played_tricks
+from bot.render import give_order
 from bot.service import Service
 from bot.settings import Settings
 from bot.snapshot import GameCache
@@ -50,8 +50,7 @@ from core.actions import (
     SellTalon,
     TakeTalon,
 )
-from core.cards import CARD_NAMES, cards_of
-from core.deal import Phase
+from core.cards import CARD_NAMES
 from core.game import GameState
 from core.view import seat_view
 
@@ -183,11 +182,15 @@ class Watch:
         doc, state = await self._state(chat_id)
         deal = None if state is None or doc is None or doc.status == "lobby" else state.deal.number
         self.calls.append(GroupCall(method, deal, text))
-        if doc is not None and state is not None and not state.finished:
-            text = without_played_tricks(text, doc.settings.language)
-            for label in secret_labels(state, doc.settings.language):
-                if label in text:
-                    self.leaks.append(f"{label} in group message during deal {deal}: {text!r}")
+        if doc is not None and state is not None:
+            # Every field people see or buttons carry, as the fake stored it and as the bot sent it.
+            parts = cardspy.telegram_parts(result if isinstance(result, Mapping) else None)
+            parts += cardspy.telegram_parts(params if isinstance(params, Mapping) else None)
+            found = cardspy.leaks(parts, cardspy.secret_cards(state), [doc.settings.language])
+            if found:
+                self.leaks.append(
+                    f"{method} in the group during deal {deal}: {'; '.join(dict.fromkeys(found))}"
+                )
 
     def per_deal(self) -> list[int]:
         counts = Counter(c.deal for c in self.calls if c.deal is not None)
@@ -201,27 +204,6 @@ class Watch:
             "max": max(per) if per else 0,
             "per_deal": per,
         }
-
-
-def secret_labels(state: GameState, lang: str) -> set[str]:
-    """Labels of the cards nobody but their holder may know now (in the group's language)."""
-    deal = state.deal
-    secret = 0
-    for hand in deal.hands:
-        secret |= hand
-    hidden = list(deal.talon) + list(deal.discard)
-    if deal.piles is not None:
-        if deal.phase in (Phase.BLIND, Phase.BIDDING, Phase.TALON):
-            hidden += list(deal.piles[0]) + list(deal.piles[1])
-        else:  # the declarer took one pile into the hand; the other lies face down
-            hidden += list(deal.piles[1 - deal.pile])
-    for card in hidden:
-        secret |= 1 << card
-    if deal.talon_public and deal.piles is None:
-        for card in deal.talon_as_dealt:
-            secret &= ~(1 << card)
-    t = translator(lang)
-    return {t.card(c) for c in cards_of(secret)}
 
 
 # --------------------------------------------------------------------------- the bot process
