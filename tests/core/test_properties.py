@@ -66,6 +66,7 @@ PROPERTY_SETTINGS = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     derandomize=True,
+    print_blob=True,  # a failure also prints @reproduce_failure(...) for the example alone
     # Shrinking a long game takes minutes; a failure still prints every draw, and runs are derandomized.
     phases=[Phase.explicit, Phase.reuse, Phase.generate],
 )

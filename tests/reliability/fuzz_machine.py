@@ -17,8 +17,9 @@ import types
 import uuid
 from typing import Any, ClassVar
 
+import hypothesis
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, rule
+from hypothesis.stateful import RuleBasedStateMachine, rule, run_state_machine_as_test
 from relkit import (
     FOREIGN_TABLE_IDS,
     GROUPS,
@@ -441,3 +442,30 @@ class RedisFuzz(FuzzMachine):
 def cases_wanted(default: int) -> int:
     """THOUSAND_FUZZ_CASES: the least number of cases a fuzz test must run (CI keeps the default)."""
     return int(os.environ.get("THOUSAND_FUZZ_CASES", default))
+
+
+FUZZ_SEED = "THOUSAND_FUZZ_SEED"
+
+
+def fuzz_seed() -> int:
+    """The seed of this fuzz run: `THOUSAND_FUZZ_SEED` when set (to replay a failure), else a fresh one."""
+    text = os.environ.get(FUZZ_SEED, "").strip()
+    return int(text) if text else random.SystemRandom().randrange(2**32)
+
+
+def run_seeded(
+    machine: type[RuleBasedStateMachine], settings: hypothesis.settings, seed: int, rnd: int
+) -> None:
+    """One round of a fuzz loop, hypothesis seeded by `seed` and the round number; a failure names the
+    seed that replays the whole loop (`THOUSAND_FUZZ_SEED=<seed>`, same case counts) and hypothesis
+    prints the failing example's blob (`@reproduce_failure(...)` on the machine class replays just it)."""
+    try:
+        run_state_machine_as_test(
+            hypothesis.seed(seed * 1_000 + rnd)(machine),
+            settings=hypothesis.settings(settings, print_blob=True),
+        )
+    except BaseException as exc:
+        note = f"replay this fuzz run with {FUZZ_SEED}={seed} (round {rnd} of {machine.__name__} failed)"
+        print(f"\n{note}")
+        exc.add_note(note)
+        raise

@@ -80,16 +80,19 @@ from fuzz_machine import (
     ARG_WORDS,
     CARD_TOKENS,
     CODES,
+    FUZZ_SEED,
     arg_strategy,
+    fuzz_seed,
     payload_text_strategy,
     restore_secrets,
+    run_seeded,
     seed_secrets,
     word_strategy,
 )
 from hypothesis import HealthCheck, Phase, note
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, rule, run_state_machine_as_test
+from hypothesis.stateful import RuleBasedStateMachine, rule
 from relkit import FOREIGN_TABLE_IDS, Oracle, Snapshot, snapshot
 
 from adapters.discord.suggest import setting_names
@@ -745,13 +748,14 @@ def test_fuzz_through_discord() -> None:
         setattr(machine, name, 0)
     machine.failure = None
     rounds = 0
+    seed = fuzz_seed()
     while machine.steps < WANTED:
         rounds += 1
         assert rounds <= 5, f"only {machine.steps} of {WANTED} steps"
         try:
-            run_state_machine_as_test(
+            run_seeded(
                 machine,
-                settings=hypothesis_settings(
+                hypothesis_settings(
                     max_examples=max(1, math.ceil((WANTED - machine.steps) / (STEPS * 1.5))),
                     stateful_step_count=STEPS,
                     deadline=None,
@@ -759,6 +763,8 @@ def test_fuzz_through_discord() -> None:
                     database=None,
                     phases=(Phase.generate,),  # no shrinking: each run builds a world of its own (seconds)
                 ),
+                seed,
+                rounds,
             )
         except Exception as exc:
             if machine.failure is not None:
@@ -766,7 +772,8 @@ def test_fuzz_through_discord() -> None:
             raise
     m = machine
     print(
-        f"\nDiscordFuzz: {m.steps} steps ({m.interactions} interactions), {m.presses} real buttons pressed "
+        f"\nDiscordFuzz ({FUZZ_SEED}={seed}):"
+        f" {m.steps} steps ({m.interactions} interactions), {m.presses} real buttons pressed "
         f"by anyone ({m.finished_presses} of a finished table), {m.forged} made-up custom ids ({m.dropped} "
         f"matching no button), {m.moves} legal moves, {m.slashes} slash commands, {m.forged_slashes} forged, "
         f"{m.autocompletes} autocompletes ({m.live_autocompletes} for moves at a game), {m.refusals} "

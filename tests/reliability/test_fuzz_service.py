@@ -26,9 +26,8 @@ from __future__ import annotations
 
 import math
 
-from fuzz_machine import FuzzMachine, MemoryFuzz, RedisFuzz, cases_wanted
+from fuzz_machine import FUZZ_SEED, FuzzMachine, MemoryFuzz, RedisFuzz, cases_wanted, fuzz_seed, run_seeded
 from hypothesis import HealthCheck, settings
-from hypothesis.stateful import run_state_machine_as_test
 
 STEPS = 50
 
@@ -36,13 +35,14 @@ STEPS = 50
 def _run(machine: type[FuzzMachine], wanted: int) -> None:
     machine.cases = machine.accepted_moves = machine.refusals = machine.ignored = machine.timer_firings = 0
     rounds = 0
+    seed = fuzz_seed()
     while machine.cases < wanted:
         rounds += 1
         assert rounds <= 5, f"only {machine.cases} of {wanted} cases ran"
         missing = wanted - machine.cases
-        run_state_machine_as_test(
+        run_seeded(
             machine,
-            settings=settings(
+            settings(
                 max_examples=max(1, math.ceil(missing / STEPS)),
                 stateful_step_count=STEPS,
                 deadline=None,
@@ -50,9 +50,12 @@ def _run(machine: type[FuzzMachine], wanted: int) -> None:
                 database=None,
                 derandomize=False,
             ),
+            seed,
+            rounds,
         )
     print(
-        f"\n{machine.__name__}: {machine.cases} cases, {machine.accepted_moves} legal moves, "
+        f"\n{machine.__name__} ({FUZZ_SEED}={seed}):"
+        f" {machine.cases} cases, {machine.accepted_moves} legal moves, "
         f"{machine.refusals} refusals, {machine.ignored} ignored, {machine.timer_firings} timer firings"
     )
     # The runs must have reached the interesting places: games moving, refusals, timers.

@@ -27,10 +27,19 @@ from typing import Any, ClassVar
 
 from fakes.telegram import FakeChat, FakeMessage, FakeUser
 from fakes.telegram.models import CallbackQueryRecord
-from fuzz_machine import arg_strategy, payload_text_strategy, restore_secrets, seed_secrets, word_strategy
+from fuzz_machine import (
+    FUZZ_SEED,
+    arg_strategy,
+    fuzz_seed,
+    payload_text_strategy,
+    restore_secrets,
+    run_seeded,
+    seed_secrets,
+    word_strategy,
+)
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, rule, run_state_machine_as_test
+from hypothesis.stateful import RuleBasedStateMachine, rule
 from relkit import ErrorLog, Oracle, Snapshot, snapshot
 from tgkit import Rig, Table, seat_everyone
 
@@ -273,21 +282,25 @@ def test_fuzz_through_telegram() -> None:
     machine = TelegramFuzz
     machine.cases = machine.presses = machine.forged = machine.moves = 0
     rounds = 0
+    seed = fuzz_seed()
     while machine.cases < wanted:
         rounds += 1
         assert rounds <= 5, f"only {machine.cases} of {wanted} updates"
-        run_state_machine_as_test(
+        run_seeded(
             machine,
-            settings=settings(
+            settings(
                 max_examples=max(1, math.ceil((wanted - machine.cases) / STEPS)),
                 stateful_step_count=STEPS,
                 deadline=None,
                 suppress_health_check=list(HealthCheck),
                 database=None,
             ),
+            seed,
+            rounds,
         )
     print(
-        f"\nTelegramFuzz: {machine.cases} updates, {machine.presses} real buttons pressed by anyone, "
+        f"\nTelegramFuzz ({FUZZ_SEED}={seed}):"
+        f" {machine.cases} updates, {machine.presses} real buttons pressed by anyone, "
         f"{machine.forged} made-up callback data, {machine.moves} legal moves"
     )
     assert machine.presses > wanted // 30 and machine.forged > wanted // 30 and machine.moves > wanted // 10
