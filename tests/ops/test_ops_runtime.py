@@ -281,7 +281,13 @@ async def test_not_ready_while_stopping(
     task = asyncio.create_task(in_flight())
     await asyncio.sleep(0)
     stopping = asyncio.create_task(runtime.stop("test"))
-    await asyncio.sleep(0.05)
+    # Wait for the stop to have begun (its first intake hook marks the process draining) rather than a
+    # fixed pause, which a busy machine can outlast; the update in flight holds the drain meanwhile.
+    await asyncio.wait_for(runtime.shutdown.stopping.wait(), timeout=30)
+    async with asyncio.timeout(30):
+        while not runtime.health.draining:
+            await asyncio.sleep(0.01)
+    assert not stopping.done() and not task.done()
     seen.append(await probe(session, runtime, "/readyz"))
     release.set()
     report = await stopping
