@@ -12,7 +12,7 @@ NATIVE_MODULES := core/cards.py core/deal.py core/game.py core/scoring.py core/e
 # the same as with the plain sources, only sooner (bench/results/ai.md).
 ARENA ?= --candidate hard --baseline medium --preset polish --players 3 --deals 4000 --seed 1
 
-.PHONY: play test lint bench bench-python native fuzz arena clean
+.PHONY: play test browser lint bench bench-python native fuzz arena clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,8 +31,17 @@ $(STAMP): pyproject.toml | $(BIN)/python
 play: $(PLAY_STAMP)
 	$(BIN)/thousand play $(ARGS)
 
-test: $(STAMP)
+# The browser tests drive Debian's chromium with Playwright (never Playwright's own download). As root on
+# Debian it is installed when missing; otherwise this says what is missing and those tests skip.
+test: $(STAMP) browser
 	$(BIN)/python -m pytest
+
+browser:
+	@if command -v chromium >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	else echo "chromium is missing: the browser tests (tests/web/browser) will be skipped." \
+		"Install it as root: apt-get update && apt-get install -y chromium"; fi
 
 lint: $(STAMP)
 	$(BIN)/ruff check core bot adapters tests bench

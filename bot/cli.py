@@ -19,10 +19,17 @@ def _root() -> None:
 
 
 @app.command()
-def replay(file: Path = typer.Argument(..., help="A game record (thousand-record/1 JSON).")) -> None:
+def replay(
+    file: Path = typer.Argument(..., help="A game record (thousand-record/1 JSON)."),
+    html: Path | None = typer.Option(
+        None, "--html", help="Also write one self-contained page stepping through the game, hands open."
+    ),
+    lang: str = typer.Option("en", "--lang", help="Language of the page's labels (en pl ru uk et tr)."),
+) -> None:
     """Replay a game record through the engine and print the outcome as JSON.
 
-    Exit status 0 when every action was legal, 1 when one was not, 2 when the file is not a record.
+    Exit status 0 when every action was legal, 1 when one was not, 2 when the file is not a record
+    (or the page cannot be written).
     """
     try:
         text = file.read_text(encoding="utf-8")
@@ -34,6 +41,14 @@ def replay(file: Path = typer.Argument(..., help="A game record (thousand-record
     except RecordError as exc:
         print(f"thousand replay: {file}: not a game record: {exc}", file=sys.stderr)
         raise typer.Exit(2) from None
+    if html is not None:
+        from adapters.web.replay_page import replay_html
+
+        try:
+            html.write_text(replay_html(text, lang), encoding="utf-8")
+        except OSError as exc:
+            print(f"thousand replay: cannot write {html}: {exc}", file=sys.stderr)
+            raise typer.Exit(2) from None
     print(json.dumps(report, indent=1, ensure_ascii=False))
     raise typer.Exit(0 if report["ok"] else 1)
 

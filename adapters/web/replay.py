@@ -1,5 +1,6 @@
 """Replays of finished games on the web: `/export` offers `PUBLIC_URL/replay/<token>`; the replay page
-(`static/replay.html`, written by the page's side) fetches the game record from `/api/replay/<token>`.
+(`static/replay.html`, written by the page's side) fetches the game's steps from `/api/replay/<token>`
+(`adapters.web.replay_page.replay_data`: the record stepped with every hand open, and the labels).
 
 The record is the same as `/export` sends: every deal with its hands, so only finished deals of a game
 in progress (the deal being played would show everyone's cards). The token is signed and names the table
@@ -47,8 +48,11 @@ async def _replay_record(request: web.Request) -> web.Response:
     record = None if doc is None or doc.serial != serial else record_of(doc, web_table.service.cache)
     if record is None:
         raise _error(404, "web_no_replay", _lang_of(request))
+    from adapters.web.replay_page import replay_data
+
+    data = replay_data(json.dumps(record), _lang_of(request))
     return web.Response(
-        text=json.dumps(record, ensure_ascii=False),
+        text=json.dumps(data, ensure_ascii=False),
         content_type="application/json",
         headers={"Cache-Control": "no-store"},
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from bot.i18n import N_, SUIT_NAMES, translator
+from bot.i18n import N_, RANK_LETTERS, SUIT_NAMES, translator
 from bot.render import PHASE_NAMES
 from core.cards import SUIT_LETTERS
 
@@ -65,6 +65,14 @@ def ui_strings(lang: str) -> dict[str, str]:
     out.update({f"phase.{phase}": t._(name) for phase, name in PHASE_NAMES.items()})
     out.update({f"suit.{letter}": t._(SUIT_NAMES[i]) for i, letter in enumerate(SUIT_LETTERS)})
     out["suit.A"] = t._(N_("four aces"))
+    # The reader's rank letters, drawn on the page's card pictures (9 J Q K 10 A in English).
+    letters = RANK_LETTERS.get(lang, RANK_LETTERS["en"])
+    out.update(
+        {
+            f"rank.{rank}": letter
+            for rank, letter in zip(("9", "J", "Q", "K", "10", "A"), letters, strict=True)
+        }
+    )
     return out
 
 

@@ -200,8 +200,12 @@ async def test_replay_link_serves_the_record_and_refuses_forgeries(rig: Rig) -> 
     token = path.removeprefix("/replay/")
     r = await rig.client.get(f"/api/replay/{token}")
     assert r.status == 200, await r.text()
-    record = await r.json()
-    assert len(record["deals"]) == 1 and record["players"] == [u.name for u in HUMANS]
+    replay = await r.json()
+    assert replay["players"] == [u.name for u in HUMANS] and replay["format"] == "thousand-replay/1"
+    # The finished deal stepped with every hand open: its first step as dealt, its last with the result.
+    assert {s["deal"] for s in replay["steps"]} == {1}
+    assert replay["steps"][0]["action"] is None and replay["steps"][-1]["result"]["complete"] is True
+    assert "pass" in replay["strings"]
     # Forged, or for the table's next game (another serial): refused.
     _, doc = await rig.harness.doc()
     assert doc is not None

@@ -1,0 +1,468 @@
+// The web table page (docs/WEB.md): signs in with Telegram initData or the `t` link, shows the view JSON,
+// follows it by Server-Sent Events and sends the payloads of the view's actions. No text of its own: every
+// label comes from the server (`strings` of the session answer, `label` and `prompt` of the view).
+"use strict";
+(function () {
+  const tg = window.Telegram && window.Telegram.WebApp ? window.Telegram.WebApp : null;
+  const $ = (id) => document.getElementById(id);
+  const state = { session: null, seat: null, strings: {}, view: null, picks: [], selected: null, busy: false, source: null };
+
+  function S(key, params) {
+    let text = Object.prototype.hasOwnProperty.call(state.strings, key) ? state.strings[key] : key;
+    for (const [k, v] of Object.entries(params || {})) text = text.split("{" + k + "}").join(String(v));
+    return text;
+  }
+
+  function h(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === "class") node.className = v;
+      else if (k === "text") node.textContent = v;
+      else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+      else node.setAttribute(k, v === true ? "" : String(v));
+    }
+    for (const c of children) if (c !== null && c !== undefined) node.append(c);
+    return node;
+  }
+
+  // ---- Telegram: theme, buttons, haptics ----
+  const THEME = {
+    bg_color: "--bg", text_color: "--text", hint_color: "--hint", link_color: "--link",
+    button_color: "--button", button_text_color: "--button-text", secondary_bg_color: "--secondary-bg",
+  };
+  function applyTheme() {
+    if (!tg) return;
+    const root = document.documentElement;
+    root.classList.add("tg");
+    root.classList.toggle("dark", tg.colorScheme === "dark");
+    for (const [k, v] of Object.entries(THEME)) {
+      const value = tg.themeParams && tg.themeParams[k];
+      if (value) root.style.setProperty(v, value);
+    }
+  }
+  function haptic(kind) {
+    const hf = tg && tg.HapticFeedback;
+    if (!hf) return;
+    if (kind === "error" || kind === "success" || kind === "warning") hf.notificationOccurred(kind);
+    else if (kind === "select") hf.selectionChanged();
+    else hf.impactOccurred("light");
+  }
+  let mainHandler = null;
+  function mainButton(text, handler) {
+    if (!tg || !tg.MainButton) return false;
+    if (mainHandler) tg.MainButton.offClick(mainHandler);
+    mainHandler = null;
+    if (!text) { tg.MainButton.hide(); return true; }
+    mainHandler = handler;
+    tg.MainButton.setText(text);
+    tg.MainButton.onClick(handler);
+    tg.MainButton.show();
+    return true;
+  }
+  function backButton(visible) {
+    if (!tg || !tg.BackButton) return;
+    if (visible) tg.BackButton.show(); else tg.BackButton.hide();
+  }
+  function onBack() {
+    // Back undoes the picks of a give or discard (and a card chosen with two ways to play it).
+    if (state.picks.length || state.selected) { state.picks = []; state.selected = null; render(); return; }
+  }
+
+  // ---- talking to the server ----
+  async function post(path, body) {
+    const r = await fetch(path, {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+      credentials: "omit", cache: "no-store",
+    });
+    let data = {};
+    try { data = await r.json(); } catch (e) { data = {}; }
+    return { status: r.status, data };
+  }
+
+  async function signIn() {
+    const params = new URLSearchParams(location.search);
+    const t = params.get("t");
+    let body;
+    if (tg && tg.initData) {
+      body = { init_data: tg.initData };
+      if (t) body.start = t;
+    } else if (t) {
+      body = { link: t };
+    } else {
+      fail("");
+      return false;
+    }
+    const { status, data } = await post("/api/session", body);
+    if (status !== 200) { fail(data.error || String(status)); return false; }
+    state.session = data.session;
+    state.seat = data.seat;
+    state.strings = data.strings || {};
+    document.documentElement.lang = data.lang || "en";
+    return true;
+  }
+
+  function fail(message) {
+    const app = $("app");
+    app.replaceChildren(h("p", { class: "error", text: message || "401" }));
+    mainButton(null);
+  }
+
+  function listen() {
+    const es = new EventSource("/api/events?session=" + encodeURIComponent(state.session));
+    state.source = es;
+    es.addEventListener("view", (ev) => {
+      notice(null);
+      const view = JSON.parse(ev.data);
+      if (state.view && view.version === state.view.version) return;
+      show(view);
+    });
+    es.addEventListener("gone", () => { es.close(); fail(S("connection_lost")); });
+    es.addEventListener("error", () => { if (es.readyState !== EventSource.CLOSED) notice(S("reconnecting"), true); });
+  }
+
+  async function act(payload) {
+    if (state.busy) return;
+    state.busy = true;
+    haptic("tap");
+    try {
+      const { status, data } = await post("/api/act", { session: state.session, payload });
+      if (data.ok) { state.picks = []; state.selected = null; notice(null); }
+      else { haptic("error"); notice(data.error || String(status)); }
+    } catch (e) {
+      notice(S("connection_lost"));
+    } finally {
+      state.busy = false;
+    }
+  }
+
+  let noticeTimer = null;
+  function notice(text, soft) {
+    const n = $("notice");
+    if (!n) return;
+    clearTimeout(noticeTimer);
+    if (!text) { n.hidden = true; n.textContent = ""; return; }
+    n.textContent = text;
+    n.hidden = false;
+    if (!soft) noticeTimer = setTimeout(() => { n.hidden = true; }, 6000);
+  }
+
+  // ---- drawing ----
+  function nameOf(seat) {
+    const v = state.view;
+    return v && v.seats[seat] ? v.seats[seat].name : String(seat);
+  }
+
+  function show(view) {
+    const before = state.view;
+    const changed = !before || before.version !== view.version;
+    state.view = view;
+    if (changed) { state.picks = []; state.selected = null; }
+    if (before && view.me !== null && view.to_act === view.me && before.to_act !== view.me) haptic("success");
+    render();
+  }
+
+  function render() {
+    const v = state.view;
+    if (!v) return;
+    $("app").dataset.version = String(v.version);
+    $("app").dataset.phase = v.phase || "";
+    $("title").textContent = v.title || v.table_id;
+    renderFacts(v);
+    renderSeats(v);
+    renderFelt(v);
+    renderPrompt(v);
+    renderActions(v);
+    renderHand(v);
+    renderSheet(v);
+  }
+
+  function fact(label, ...value) {
+    return h("span", { class: "fact" }, label ? label + ": " : "", ...value);
+  }
+
+  function renderFacts(v) {
+    const out = [];
+    if (v.deal) out.push(fact(S("deal"), h("b", { text: String(v.deal) })));
+    if (v.phase) out.push(h("span", { class: "fact phase", text: S("phase." + v.phase) }));
+    if (v.trump) out.push(fact(S("trump"), Cards.suit(v.trump, state.strings)));
+    if (v.contract) out.push(fact(S("contract"), h("b", { text: String(v.contract) })));
+    else if (v.bid) out.push(fact(S("bid"), h("b", { text: String(v.bid) })));
+    if (v.declarer >= 0) out.push(fact(S("declarer"), h("b", { text: nameOf(v.declarer) })));
+    if (v.me === null) out.push(h("span", { class: "fact", text: S("spectator") }));
+    $("facts").replaceChildren(...out);
+  }
+
+  function renderSeats(v) {
+    const order = [];
+    const n = v.seats.length;
+    const first = v.me === null ? 0 : v.me;
+    for (let i = 0; i < n; i++) order.push((first + i) % n);
+    const boxes = order.map((s) => {
+      const seat = v.seats[s];
+      const cls = ["seat"];
+      if (s === v.to_act) cls.push("to-act");
+      if (s === v.me) cls.push("me");
+      if (seat.active === false) cls.push("inactive");
+      const line = h("div", { class: "line" });
+      line.append(h("span", {}, S("total") + " ", h("b", { text: String(seat.total) })));
+      if (seat.points) line.append(h("span", {}, "+", h("b", { text: String(seat.points) })));
+      if (seat.bid === 0) line.append(h("span", { text: S("pass") }));
+      else if (seat.bid) line.append(h("span", {}, S("bid") + " ", h("b", { text: String(seat.bid) })));
+      const marks = h("div", { class: "line" });
+      if (s === v.dealer) marks.append(h("span", { class: "tag dealer", text: "D" }));
+      if (seat.barrel) marks.append(h("span", { class: "tag barrel", text: S("barrel") }));
+      for (const m of (v.marriages && v.marriages[s]) || []) marks.append(h("span", { class: "tag", title: S("marriage") }, Cards.suit(m, state.strings)));
+      const backs = h("div", { class: "backs" });
+      if (s !== v.me) for (let i = 0; i < (seat.cards || 0); i++) backs.append(Cards.back());
+      return h("div", { class: cls.join(" "), "data-seat": s },
+        h("div", { class: "name", text: seat.name + (seat.computer ? " 🤖" : "") + (seat.away ? " ⏸" : "") }),
+        line, marks, backs);
+    });
+    $("seats").replaceChildren(...boxes);
+  }
+
+  function played(seat, card, win) {
+    return h("div", { class: "played" + (win ? " win" : ""), "data-seat": seat },
+      card ? Cards.face(card, state.strings) : Cards.back(), h("span", { text: nameOf(seat) }));
+  }
+
+  function renderFelt(v) {
+    $("trick").replaceChildren(...(v.trick || []).map((p) => played(p.seat, p.card, false)));
+    const talon = [];
+    const early = ["bidding", "blind", "sale", "talon", "discard", "exchange", "contract"].includes(v.phase);
+    if (v.talon && v.talon.length && early) {
+      talon.push(h("div", { class: "label", text: S("talon") }));
+      for (const c of v.talon) talon.push(Cards.face(c, state.strings));
+    } else if (v.talon_size && (v.phase === "bidding" || v.phase === "blind" || v.phase === "sale" || v.phase === "talon")) {
+      talon.push(h("div", { class: "label", text: S("talon") }));
+      for (let i = 0; i < v.talon_size; i++) talon.push(Cards.back());
+    }
+    $("talon").replaceChildren(...talon);
+    const last = [];
+    if (v.last_trick && (!v.trick || v.trick.length === 0)) {
+      last.push(h("div", { class: "label", text: S("last_trick") }));
+      for (const p of v.last_trick.cards) last.push(played(p.seat, p.card, p.seat === v.last_trick.winner));
+    }
+    $("last").replaceChildren(...last);
+  }
+
+  function renderPrompt(v) {
+    const p = $("prompt");
+    let text = v.prompt || "";
+    const mine = v.me !== null && v.actions && v.actions.length > 0;
+    if (v.finished) {
+      text = S("game_over");
+      if (v.winner && v.winner.length) text += " — " + S("winner", { names: v.winner.map(nameOf).join(", ") });
+    } else if (!mine && v.to_act >= 0 && v.status === "game") {
+      text = (text ? text + " " : "") + S("waiting_for", { name: nameOf(v.to_act) });
+    }
+    if (mine && pickKind(v)) text = (v.prompt ? v.prompt + " " : "") + pickHint(v);
+    p.textContent = text;
+    p.className = "prompt" + (mine ? " mine" : "");
+  }
+
+  // A give or a discard is chosen by picking cards (and, for a give, a player for each card).
+  function pickKind(v) {
+    const kinds = new Set((v.actions || []).map((a) => a.kind));
+    if (kinds.has("give")) return "give";
+    if (kinds.has("discard")) return "discard";
+    return null;
+  }
+  function pickHint(v) {
+    if (pickKind(v) !== "give") return S("choose_card");
+    return state.selected ? S("choose_player") : S("choose_card");
+  }
+
+  function giveMatch(v) {
+    const gives = v.actions.filter((a) => a.kind === "give");
+    if (!gives.length) return null;
+    const targets = gives[0].targets;
+    if (state.picks.length !== targets.length) return null;
+    const chosen = {};
+    for (const p of state.picks) chosen[p.target] = p.card;
+    return gives.find((a) => a.targets.every((t, i) => chosen[t] === a.cards[i])) || null;
+  }
+  function discardMatch(v) {
+    const picked = state.picks.map((p) => p.card).sort().join(" ");
+    return v.actions.find((a) => a.kind === "discard" && a.cards.slice().sort().join(" ") === picked) || null;
+  }
+
+  function button(label, onclick, cls, data) {
+    return h("button", Object.assign({ type: "button", class: cls || "", onclick, text: label }, data || {}));
+  }
+
+  function renderActions(v) {
+    const box = $("actions");
+    const out = [];
+    const actions = v.actions || [];
+    const kind = pickKind(v);
+    let confirm = null;
+    if (kind === "give") {
+      const targets = actions.find((a) => a.kind === "give").targets;
+      const used = new Set(state.picks.map((p) => p.target));
+      const group = h("div", { class: "group pick" });
+      for (const t of targets) {
+        if (used.has(t)) continue;
+        group.append(button(S("give_to", { name: nameOf(t) }), () => {
+          if (!state.selected) return;
+          state.picks.push({ card: state.selected, target: t });
+          state.selected = null;
+          haptic("select");
+          render();
+        }, "", { disabled: !state.selected, "data-target": t }));
+      }
+      out.push(group);
+      confirm = giveMatch(v);
+    } else if (kind === "discard") {
+      confirm = discardMatch(v);
+    }
+    const cardKinds = new Set(["card", "declare", "give", "discard"]);
+    const values = actions.filter((a) => (a.kind === "bid" || a.kind === "contract"));
+    const others = actions.filter((a) => !cardKinds.has(a.kind) && a.kind !== "bid" && a.kind !== "contract");
+    // A card with two ways to play it (plain, or declaring the marriage): the choice shows here.
+    if (state.selected && !kind) {
+      const group = h("div", { class: "group" });
+      for (const a of actions.filter((x) => (x.kind === "card" || x.kind === "declare") && x.card === state.selected)) {
+        group.append(button(a.label, () => act(a.payload), a.kind === "declare" ? "" : "quiet", { "data-kind": a.kind, "data-payload": a.payload }));
+      }
+      out.push(group);
+    }
+    if (values.length) {
+      const group = h("div", { class: "group" });
+      for (const a of values) group.append(button(a.label, () => act(a.payload), "value", { "data-kind": a.kind, "data-value": a.value, "data-payload": a.payload }));
+      out.push(group);
+    }
+    if (others.length) {
+      const group = h("div", { class: "group" });
+      for (const a of others) group.append(button(a.label, () => act(a.payload), a.kind === "pass" ? "quiet" : "", { "data-kind": a.kind, "data-value": a.value, "data-payload": a.payload }));
+      out.push(group);
+    }
+    if (confirm) {
+      // Inside Telegram the MainButton sends it; the page's own button does too (and is what tests tap).
+      out.push(h("div", { class: "group" }, button(confirm.label, () => act(confirm.payload), "", { "data-kind": confirm.kind, "data-payload": confirm.payload, "data-confirm": "1" })));
+      mainButton(confirm.label, () => act(confirm.payload));
+    } else {
+      mainButton(null);
+    }
+    backButton(state.picks.length > 0 || !!state.selected);
+    box.replaceChildren(...out);
+  }
+
+  function renderHand(v) {
+    const box = $("hand");
+    if (!v.hand) { box.replaceChildren(); return; }
+    const actions = v.actions || [];
+    const legal = new Set(v.legal_cards || []);
+    const kind = pickKind(v);
+    const picked = new Map(state.picks.map((p) => [p.card, p.target]));
+    box.className = "hand" + (legal.size && !kind ? " playing" : "");
+    const pickable = new Set();
+    if (kind) for (const a of actions) for (const c of a.cards || []) if (a.kind === kind) pickable.add(c);
+    const cards = v.hand.map((code) => {
+      const enabled = kind ? pickable.has(code) : legal.has(code);
+      const cls = ["cardbtn"];
+      if (state.selected === code || (kind === "discard" && picked.has(code))) cls.push("selected");
+      const attrs = { type: "button", class: cls.join(" "), "data-card": code, disabled: !enabled, "aria-pressed": state.selected === code ? "true" : null };
+      if (kind === "give" && picked.has(code)) { cls.push("given"); attrs.class = cls.join(" "); attrs["data-to"] = nameOf(picked.get(code)); }
+      attrs.onclick = () => tapCard(code);
+      return h("button", attrs, Cards.face(code, state.strings));
+    });
+    box.replaceChildren(...cards);
+    // Cards overlap only as much as the row needs to fit the screen (58 px each, 3 px apart otherwise).
+    const n = cards.length, width = box.clientWidth || 360;
+    const overlap = n > 1 ? Math.max(-3, (n * 58 - width) / (n - 1)) : 0;
+    box.style.setProperty("--overlap", overlap.toFixed(1) + "px");
+  }
+
+  function tapCard(code) {
+    const v = state.view;
+    const kind = pickKind(v);
+    if (kind === "give") {
+      const i = state.picks.findIndex((p) => p.card === code);
+      if (i >= 0) state.picks.splice(i, 1);
+      else state.selected = state.selected === code ? null : code;
+      haptic("select");
+      render();
+      return;
+    }
+    if (kind === "discard") {
+      const i = state.picks.findIndex((p) => p.card === code);
+      const size = v.actions.find((a) => a.kind === "discard").cards.length;
+      if (i >= 0) state.picks.splice(i, 1);
+      else if (state.picks.length < size) state.picks.push({ card: code });
+      haptic("select");
+      render();
+      return;
+    }
+    const ways = (v.actions || []).filter((a) => (a.kind === "card" || a.kind === "declare") && a.card === code);
+    if (ways.length === 1) { act(ways[0].payload); return; }
+    if (ways.length > 1) { state.selected = state.selected === code ? null : code; haptic("select"); render(); }
+  }
+
+  function renderSheet(v) {
+    $("sheet-title").textContent = S("score_sheet");
+    const body = $("sheet-body");
+    const n = v.seats.length;
+    const head = h("tr", {}, h("th", { text: S("deal") }), ...v.seats.map((s) => h("th", { text: s.name })));
+    const rows = (v.scores || []).map((totals, i) => h("tr", {}, h("td", { text: String(i + 1) }), ...totals.map((t) => h("td", { text: String(t) }))));
+    const total = h("tr", { class: "total" }, h("td", { text: S("total") }), ...v.seats.map((s) => h("td", { text: String(s.total) })));
+    const table = h("table", {}, h("thead", {}, head), h("tbody", {}, ...rows, total));
+    body.replaceChildren(table, h("div", { class: "label", text: S("chart") }), chart(v.scores || [], n), legend(v));
+  }
+
+  function legend(v) {
+    return h("div", { class: "legend" }, ...v.seats.map((s, i) => h("span", {}, h("i", { class: "s" + i }), s.name)));
+  }
+
+  function chart(scores, n) {
+    const NS = "http://www.w3.org/2000/svg";
+    const W = 320, H = 160, L = 34, B = 18, T = 8, R = 8;
+    const svg = document.createElementNS(NS, "svg");
+    svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+    svg.setAttribute("class", "chart");
+    const all = [0, 1000];
+    for (const row of scores) all.push(...row);
+    const lo = Math.min(...all), hi = Math.max(...all);
+    const deals = Math.max(scores.length, 1);
+    const x = (i) => L + (i / deals) * (W - L - R);
+    const y = (s) => T + (1 - (s - lo) / (hi - lo || 1)) * (H - T - B);
+    const add = (name, attrs, text) => {
+      const e = document.createElementNS(NS, name);
+      for (const [k, val] of Object.entries(attrs)) e.setAttribute(k, String(val));
+      if (text !== undefined) e.textContent = text;
+      svg.appendChild(e);
+      return e;
+    };
+    for (const g of [lo, 0, 500, 1000].filter((g, i, a) => a.indexOf(g) === i && g >= lo && g <= hi)) {
+      add("line", { x1: L, x2: W - R, y1: y(g), y2: y(g), class: "grid" });
+      add("text", { x: L - 4, y: y(g) + 3, "text-anchor": "end" }, String(g));
+    }
+    add("line", { x1: L, x2: L, y1: T, y2: H - B, class: "axis" });
+    add("line", { x1: L, x2: W - R, y1: H - B, y2: H - B, class: "axis" });
+    for (let i = 1; i <= scores.length; i++) add("text", { x: x(i), y: H - 5, "text-anchor": "middle" }, String(i));
+    for (let s = 0; s < n; s++) {
+      const pts = [[x(0), y(0)], ...scores.map((row, i) => [x(i + 1), y(row[s])])];
+      add("polyline", { points: pts.map((p) => p.join(",")).join(" "), class: "s" + s });
+    }
+    return svg;
+  }
+
+  async function start() {
+    if (tg) {
+      applyTheme();
+      tg.onEvent && tg.onEvent("themeChanged", applyTheme);
+      tg.BackButton && tg.BackButton.onClick(onBack);
+      tg.ready && tg.ready();
+      tg.expand && tg.expand();
+    }
+    if (!(await signIn())) return;
+    try {
+      const r = await fetch("/api/view?session=" + encodeURIComponent(state.session), { cache: "no-store" });
+      if (r.ok) show(await r.json());
+    } catch (e) { /* the event stream brings it */ }
+    listen();
+  }
+
+  window.addEventListener("DOMContentLoaded", start);
+})();

@@ -1,0 +1,191 @@
+"""The browser tests' kit: Debian's chromium driven by Playwright against the real web server and Redis.
+
+Playwright's own browsers are never downloaded: the system's chromium is launched by path. Telegram's
+`telegram-web-app.js` cannot be loaded here, so a stand-in `window.Telegram.WebApp` is injected before the
+page's scripts run, carrying initData signed with the test bot token (the server validates it for real).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from playwright.async_api import Browser, CDPSession, Page, Response
+
+from adapters.web.app import WebTable
+from adapters.web.telegram_auth import sign_init_data
+from bot.model import ChatRef, UserRef
+from bot.service import Service
+
+CHROMIUM = next(
+    (p for p in ("/usr/bin/chromium", shutil.which("chromium") or "") if p and Path(p).exists()), None
+)
+BOT_TOKEN = "123456:TEST-token-of-the-browser-tests"
+GROUP = ChatRef("tg", "-100888", "Browser table")
+NAMES = ("Ala", "Bartek", "Celina", "Dorota")
+HUMANS = [UserRef("tg", str(100 + i), name, "en", False) for i, name in enumerate(NAMES)]
+CODE = re.compile(r"(?<![A-Za-z0-9])(?:9|10|J|Q|K|A)[CSHD](?![A-Za-z0-9])")
+
+LIGHT = {
+    "bg_color": "#ffffff",
+    "text_color": "#000000",
+    "hint_color": "#999999",
+    "link_color": "#2481cc",
+    "button_color": "#2481cc",
+    "button_text_color": "#ffffff",
+    "secondary_bg_color": "#efeff3",
+}
+DARK = {
+    "bg_color": "#212d3b",
+    "text_color": "#ffffff",
+    "hint_color": "#7d8b99",
+    "link_color": "#5eabe1",
+    "button_color": "#5288c1",
+    "button_text_color": "#ffffff",
+    "secondary_bg_color": "#151e27",
+}
+
+# The stand-in of Telegram's WebApp object: what the page uses of it, recording every call.
+STAND_IN = """
+(() => {
+  const calls = [];
+  const rec = (name) => (...args) => {
+    calls.push([name, ...args.map((a) => typeof a === "function" ? "fn" : a)]);
+  };
+  const button = (name) => {
+    const b = { text: "", isVisible: false, handlers: [] };
+    b.setText = (t) => { b.text = t; calls.push([name + ".setText", t]); return b; };
+    b.show = () => { b.isVisible = true; calls.push([name + ".show"]); return b; };
+    b.hide = () => { b.isVisible = false; calls.push([name + ".hide"]); return b; };
+    b.onClick = (f) => { b.handlers.push(f); return b; };
+    b.offClick = (f) => { b.handlers = b.handlers.filter((h) => h !== f); return b; };
+    b.click = () => b.handlers.forEach((h) => h());
+    return b;
+  };
+  window.__tgCalls = calls;
+  window.Telegram = { WebApp: {
+    initData: INIT_DATA, initDataUnsafe: {}, colorScheme: SCHEME, themeParams: THEME, platform: "android",
+    ready: rec("ready"), expand: rec("expand"), onEvent: rec("onEvent"),
+    MainButton: button("MainButton"), BackButton: button("BackButton"),
+    HapticFeedback: { impactOccurred: rec("impact"), notificationOccurred: rec("notification"),
+                      selectionChanged: rec("selection") },
+  } };
+})();
+"""
+
+
+def init_data(user: UserRef, start: str | None, *, lang: str = "en", token: str = BOT_TOKEN) -> str:
+    fields = {
+        "query_id": "AAHdF6IQAAAAAN0XohDhrOrc",
+        "user": json.dumps({"id": int(user.user_id), "first_name": user.name, "language_code": lang}),
+        "auth_date": str(int(time.time())),
+    }
+    if start is not None:
+        fields["start_param"] = start
+    return sign_init_data(fields, token)
+
+
+def stand_in(init: str, scheme: str = "light") -> str:
+    theme = DARK if scheme == "dark" else LIGHT
+    return (
+        STAND_IN.replace("INIT_DATA", json.dumps(init))
+        .replace("SCHEME", json.dumps(scheme))
+        .replace("THEME", json.dumps(theme))
+    )
+
+
+@dataclass
+class Seen:
+    """Everything one page received: API answers (fetch) and every Server-Sent Event message."""
+
+    messages: list[str] = field(default_factory=list)
+    bytes: int = 0
+
+    def text(self) -> str:
+        return "\n".join(self.messages)
+
+
+@dataclass
+class Tab:
+    page: Page
+    seen: Seen
+    cdp: CDPSession
+
+    async def version(self) -> int:
+        value = await self.page.get_attribute("#app", "data-version")
+        return int(value) if value else -1
+
+    async def dom(self) -> str:
+        return await self.page.content()
+
+
+@dataclass
+class Room:
+    """The server, its service and a browser; `open` opens one page for a user."""
+
+    service: Service
+    web: WebTable
+    base: str
+    browser: Browser
+    harness: Any
+    tabs: list[Tab] = field(default_factory=list)
+
+    async def open(
+        self,
+        user: UserRef | None = None,
+        *,
+        telegram: UserRef | None = None,
+        start: str | None = None,
+        lang: str = "en",
+        scheme: str = "light",
+        viewport: tuple[int, int] = (390, 844),
+        scale: float = 1,
+    ) -> Tab:
+        context = await self.browser.new_context(
+            viewport={"width": viewport[0], "height": viewport[1]},
+            device_scale_factor=scale,
+            color_scheme="dark" if scheme == "dark" else "light",
+            locale=lang,
+        )
+        page = await context.new_page()
+        seen = Seen()
+        cdp = await context.new_cdp_session(page)
+        await cdp.send("Network.enable")
+
+        def on_event(params: dict[str, Any]) -> None:
+            seen.messages.append(str(params.get("data", "")))
+
+        def on_finished(params: dict[str, Any]) -> None:
+            seen.bytes += int(params.get("encodedDataLength", 0))
+
+        cdp.on("Network.eventSourceMessageReceived", on_event)
+        cdp.on("Network.loadingFinished", on_finished)
+
+        async def on_response(response: Response) -> None:
+            if "/api/" in response.url and "/api/events" not in response.url:
+                with contextlib.suppress(Exception):  # a page closed while the body was read
+                    seen.messages.append(await response.text())
+
+        page.on("response", on_response)
+        if telegram is not None:
+            await page.add_init_script(stand_in(init_data(telegram, start, lang=lang), scheme))
+            url = self.base + "/" + (f"?t={start}" if start else "")
+        else:
+            assert user is not None
+            url = self.web.link(self.harness.chat.key, user, lang, base=self.base)
+        await page.goto(url)
+        await page.wait_for_selector("#app[data-version]")
+        tab = Tab(page, seen, cdp)
+        self.tabs.append(tab)
+        return tab
+
+    async def settle(self, version: int, timeout: float = 5.0) -> None:
+        """Wait until every open page shows `version` (it came by the event stream)."""
+        for tab in self.tabs:
+            await tab.page.wait_for_selector(f'#app[data-version="{version}"]', timeout=timeout * 1000)

@@ -1,0 +1,119 @@
+"""The page itself in chromium: its weight on first load, Telegram's theme and buttons (a stand-in of
+window.Telegram.WebApp with initData the server validates for real), and phone screenshots mid-trick.
+
+`UPDATE_SCREENSHOTS=1` also writes the screenshots to docs/web-light.png and docs/web-dark.png (README).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from browserkit import GROUP, HUMANS, Room, Tab
+from tapper import tap
+
+DOCS = Path(__file__).resolve().parents[3] / "docs"
+
+
+async def play_until(room: Room, by_seat: dict[int, Tab], done: object, limit: int = 300) -> None:
+    """Tap moves (on the page of the seat to act) until `done(state)` holds."""
+    for _ in range(limit):
+        state = await room.harness.state()
+        if done(state):  # type: ignore[operator]
+            v, _ = await room.harness.doc()
+            await room.settle(int(v))
+            return
+        v, _ = await room.harness.doc()
+        await room.settle(int(v))
+        await tap(by_seat[state.to_act])
+        await by_seat[state.to_act].page.wait_for_timeout(30)
+    raise AssertionError("never reached")
+
+
+async def seats(room: Room, tabs: list[Tab]) -> dict[int, Tab]:
+    out = {}
+    for tab in tabs:
+        out[int(await tab.page.get_attribute(".seat.me", "data-seat") or -1)] = tab
+    return out
+
+
+async def test_first_load_weighs_at_most_150_kb(room: Room) -> None:
+    await room.harness.open_table(HUMANS[:3])
+    tab = await room.open(HUMANS[0])
+    await tab.page.wait_for_selector("#hand svg.card")
+    await tab.page.wait_for_load_state("networkidle")
+    # Every byte that came over the wire for the page, its scripts, styles and API answers (CDP's
+    # encodedDataLength: headers and bodies as transferred).
+    print(f"first load: {tab.seen.bytes} bytes transferred")
+    assert 5_000 < tab.seen.bytes <= 150_000, tab.seen.bytes
+    assert await tab.page.locator("#hand svg.card").count() == 7
+
+
+async def test_telegram_theme_buttons_and_a_give_by_taps(room: Room) -> None:
+    await room.harness.open_table(HUMANS[:3])
+    start = room.web.signer.start_payload(GROUP.key)
+    tabs = [await room.open(telegram=u, start=start, lang="pl", scheme="dark") for u in HUMANS[:3]]
+    by_seat = await seats(room, tabs)
+    page = tabs[0].page
+    # The theme comes from themeParams: the page's background is Telegram's dark bg_color.
+    assert await page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(33, 45, 59)"
+    calls = await page.evaluate("window.__tgCalls.map((c) => c[0])")
+    assert "ready" in calls and "expand" in calls
+    # Polish strings and rank letters (D for the queen) from the catalogs.
+    assert await page.inner_text("#sheet-title") == "Tabela wyników"
+    # Play until the declarer must give a card to each of the others: pick a card, then a player.
+    await play_until(room, by_seat, lambda s: s.deal.phase == "exchange")
+    state = await room.harness.state()
+    giver = by_seat[state.to_act]
+    assert await giver.page.locator("#actions button[data-target]:disabled").count() == 2
+    await giver.page.locator("#hand button.cardbtn:not([disabled])").first.click()
+    await giver.page.locator("#actions button[data-target]:not([disabled])").first.click()
+    assert await giver.page.locator("#hand button.given").count() == 1
+    # Telegram's BackButton undoes the pick.
+    assert await giver.page.evaluate("Telegram.WebApp.BackButton.isVisible")
+    await giver.page.evaluate("Telegram.WebApp.BackButton.click()")
+    assert await giver.page.locator("#hand button.given").count() == 0
+    for _ in range(2):
+        await giver.page.locator("#hand button.cardbtn:not([disabled]):not(.given)").first.click()
+        await giver.page.locator("#actions button[data-target]:not([disabled])").first.click()
+    # Both picked: Telegram's MainButton offers the give; pressing it makes the move.
+    assert await giver.page.evaluate("Telegram.WebApp.MainButton.isVisible")
+    before, _ = await room.harness.doc()
+    await giver.page.evaluate("Telegram.WebApp.MainButton.click()")
+    await room.settle(int(before) + 1)
+    assert (await room.harness.state()).deal.phase != "exchange"
+    assert not await giver.page.evaluate("Telegram.WebApp.MainButton.isVisible")
+
+
+async def test_phone_screenshots_mid_trick_light_and_dark(room: Room, tmp_path: Path) -> None:
+    await room.harness.open_table(HUMANS[:3])
+    start = room.web.signer.start_payload(GROUP.key)
+    tabs = [await room.open(u) for u in HUMANS[:3]]
+    by_seat = await seats(room, tabs)
+    user_of = {s: HUMANS[tabs.index(t)] for s, t in by_seat.items()}
+    # Mid-trick (one or two cards on the table) after the first trick, seen by the player to act.
+    await play_until(
+        room,
+        by_seat,
+        lambda s: (
+            s.deal.phase == "play"
+            and len(s.deal.trick) in (1, 2)
+            and 4 <= s.deal.hands[s.to_act].bit_count() <= 7
+        ),
+    )
+    seat = (await room.harness.state()).to_act
+    shots = {}
+    for scheme in ("light", "dark"):
+        tab = await room.open(telegram=user_of[seat], start=start, scheme=scheme, scale=2)
+        await tab.page.wait_for_selector("#trick svg.card")
+        assert await tab.page.locator("#trick .played").count() in (1, 2)
+        # Illegal cards are visibly disabled, the legal ones raised.
+        assert await tab.page.locator("#hand button.cardbtn:not([disabled])").count() >= 1
+        bg = await tab.page.evaluate("getComputedStyle(document.body).backgroundColor")
+        assert bg == ("rgb(33, 45, 59)" if scheme == "dark" else "rgb(255, 255, 255)")
+        shot = tmp_path / f"web-{scheme}.png"
+        await tab.page.screenshot(path=str(shot), full_page=False)
+        shots[scheme] = shot
+        if os.environ.get("UPDATE_SCREENSHOTS"):
+            (DOCS / f"web-{scheme}.png").write_bytes(shot.read_bytes())
+    assert shots["light"].read_bytes() != shots["dark"].read_bytes()
