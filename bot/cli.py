@@ -91,8 +91,10 @@ def play(
     seed: int | None = typer.Option(None, help="Seed for the deals (the same seed gives the same cards)."),
     name: str | None = typer.Option(None, help="Your name at the table (default: 'You' in your language)."),
     chart: Path | None = typer.Option(None, help="Save the score chart (PNG) here at the end."),
+    web: bool = typer.Option(False, "--web", help="Also show the table in a browser (127.0.0.1 only)."),
+    port: int = typer.Option(0, min=0, max=65535, help="With --web: the port (default: any free one)."),
 ) -> None:
-    """Play 1000 in the terminal against computer players."""
+    """Play 1000 in the terminal against computer players (with --web, in a browser too)."""
     from adapters.console.app import GameOptions, run
     from bot.i18n import LANGUAGES
     from bot.settings import AI_LEVELS
@@ -115,6 +117,10 @@ def play(
     options = GameOptions(
         preset=preset, players=players, level=level, lang=lang, seed=seed, name=name, chart=chart
     )
+    if web:
+        from adapters.web.terminal import run_web
+
+        raise typer.Exit(run_web(options, port))
     raise typer.Exit(run(options))
 
 
