@@ -11,6 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bot"))  # botkit
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # cardspy
 
 from aiohttp.test_utils import TestClient, TestServer
 from botkit import Clock, Harness

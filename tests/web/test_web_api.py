@@ -8,6 +8,7 @@ import re
 import time
 from typing import Any
 
+from cardspy import Part, leaks, secret_cards
 from webkit import BOT_TOKEN, GROUP, HUMANS, Rig
 
 from adapters.web.telegram_auth import sign_init_data
@@ -17,6 +18,7 @@ from core.cards import CARD_NAMES, cards_of, mask_of
 from core.deal import Phase
 from core.game import GameState
 
+CARD_INDEX = {name: i for i, name in enumerate(CARD_NAMES)}
 CODE = re.compile(r"(?<![A-Za-z0-9])(?:9|10|J|Q|K|A)[CSHD](?![A-Za-z0-9])")
 
 
@@ -100,6 +102,9 @@ async def test_sessions_views_and_a_whole_deal_by_the_web(rig: Rig) -> None:
             text, data = await view(rig, str(session))
             leaked = set(CODE.findall(text)) & forbidden(state, seat)
             assert not leaked, (seat, state.phase, leaked)
+            # The suite's detector too (labels in every language, codes, payload arguments).
+            private = set(secret_cards(state)) & {CARD_INDEX[c] for c in forbidden(state, seat)}
+            assert not leaks([Part(f"view of seat {seat}", text)], private, ["pl", "en"])
             if seat is None:
                 assert data["hand"] is None and data["actions"] == [] and data["me"] is None
             else:

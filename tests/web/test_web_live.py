@@ -113,8 +113,17 @@ async def test_presence_spares_hand_messages_of_players_watching_the_web(rig: Ri
     assert mover is not None
     session = (await rig.session_by_link(HUMANS[(mover + 1) % 3]))["session"]
     stream = await rig.client.get("/api/events", params={"session": str(session)}, headers=rig.headers())
+    # The mover has a page open too, but moves by typing in the chat: that answer still reaches them.
+    own = (await rig.session_by_link(HUMANS[mover]))["session"]
+    own_stream = await rig.client.get("/api/events", params={"session": str(own)}, headers=rig.headers())
     try:
         await next_view(stream)
+        await next_view(own_stream)
+        for _ in range(50):
+            if await presence.present(GROUP.key, HUMANS[mover].key):
+                break
+            await asyncio.sleep(0.02)
+        assert await presence.present(GROUP.key, HUMANS[mover].key)
         watcher = HUMANS[(mover + 1) % 3]
         for _ in range(50):
             if await presence.present(GROUP.key, watcher.key):
@@ -129,6 +138,7 @@ async def test_presence_spares_hand_messages_of_players_watching_the_web(rig: Ri
         assert HUMANS[mover].key in hands  # the sender's own answer stays
     finally:
         stream.close()
+        own_stream.close()
     # The page closed: the mark goes, and the next player's hand comes again.
     for _ in range(100):
         if not await presence.present(GROUP.key, HUMANS[(mover + 1) % 3].key):
@@ -215,3 +225,20 @@ async def test_replay_link_serves_the_record_and_refuses_forgeries(rig: Rig) -> 
     assert (await rig.client.get(f"/api/replay/{expired}")).status == 401
     other = rig.web.signer.replay_token(GROUP.key, "another-serial", time.time() + 60)
     assert (await rig.client.get(f"/api/replay/{other}")).status == 404
+
+
+async def test_a_mark_expires_when_its_page_stops_refreshing_it() -> None:
+    """A process that died with a page open leaves a mark that goes by itself after the TTL."""
+    from bot.storage import MemoryStore
+
+    clock = Clock()
+    store = MemoryStore(clock=clock)
+    presence = Presence(store, ttl=40, clock=clock)
+    await presence.touch(GROUP.key, "tg:1", "page")
+    clock.advance(39)
+    assert await presence.present(GROUP.key, "tg:1")
+    await presence.touch(GROUP.key, "tg:1", "page")  # refreshed by the open connection
+    clock.advance(39)
+    assert await presence.present(GROUP.key, "tg:1")
+    clock.advance(2)
+    assert not await presence.present(GROUP.key, "tg:1")
