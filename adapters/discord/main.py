@@ -21,6 +21,7 @@ from typing import Any
 
 import discord
 
+from bot.model import Message
 from bot.ops.config import shard_ids as parse_shard_ids
 from bot.ops.runtime import Runtime, prepare
 from bot.ops.shutdown import ShutdownReport
@@ -82,6 +83,14 @@ class DiscordProcess:
     async def run(self, *, signals: bool = True) -> ShutdownReport:
         """Connect and serve until the process is asked to stop (or the gateway fails for good)."""
         await self.runtime.start(deliver=self.bot.deliver, signals=signals)
+        if self.settings.public_url:
+            # The web table in this process too (WEB_LISTEN): its moves' messages go out through this bot.
+            from adapters.web.main import start_web
+
+            async def deliver(messages: list[Message]) -> None:
+                await self.bot.deliver(messages)
+
+            await start_web(self.runtime, deliver)
         client = asyncio.create_task(self.bot.start(self.token), name="discord-client")
 
         def client_ended(task: asyncio.Task[None]) -> None:
