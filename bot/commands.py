@@ -34,6 +34,7 @@ __all__ = [
     "MAX_PAYLOAD_BYTES",
     "MAX_PLATFORM",
     "MOVE_COMMANDS",
+    "SECRET_MOVES",
     "SYSTEM_COMMANDS",
     "Payload",
     "PayloadError",
@@ -52,6 +53,10 @@ MOVE_COMMANDS: Final = frozenset(
     }
 )
 """The commands that are a move in the game (they go to the engine as an action of the sender's seat)."""
+
+SECRET_MOVES: Final = frozenset({"give", "discard"})
+"""Moves that name cards which stay hidden (given to another player, laid down): never typed in a group.
+A card played is shown to everyone anyway, so `play` may be typed anywhere."""
 
 COMMANDS: Final = (
     "new", "join", "leave", "add_ai", "remove_ai", "start",

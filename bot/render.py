@@ -86,6 +86,10 @@ ERRORS = {
     "already_seated": N_("You are already sitting at this table."),
     "table_full": N_("The table is full."),
     "not_allowed": N_("Only the table's creator or a chat admin may do that."),
+    "secret_in_group": N_(
+        "Cards you give or lay down stay secret: send that in your private chat with the bot, "
+        "not in the group."
+    ),
     "lobby_only": N_("That is only possible before the game starts."),
     "game_only": N_("That is only possible during a game."),
     "too_few_players": N_("Not enough players to start."),
@@ -800,7 +804,16 @@ def render_help(t: Translator, platform: str = "") -> Rendered:
     for commands, what in help_lines(platform):
         explained = t._(what) if what else ""
         lines.append(f"{commands}: {explained}" if commands and explained else commands or explained)
+    lines.append(rights_sentence(t))
     return Rendered("\n".join(lines))
+
+
+def rights_sentence(t: Translator) -> str:
+    """Who may do what (`bot.handlers.rights`), the same on every platform."""
+    return t._(
+        "Anyone seated or a chat admin may start; the table's creator or a chat admin changes settings and "
+        "ends it; a chat admin hands a seat to a computer at once, the other players by a majority vote."
+    )
 
 
 STAT_FIELDS = ("games", "wins", "declared", "made", "score_sum", "marriages")

@@ -228,6 +228,10 @@ class Service:
                 try:
                     await handler(ctx)
                 except Refusal as refusal:
+                    if _outsider(ctx):
+                        # Someone from elsewhere who does not sit here: the refusal names neither the table
+                        # nor its chat (no heading, no seat language).
+                        return [self._error_message(command, refusal.code)]
                     # Nothing is stored: the messages show the table as loaded.
                     lang = None
                     if doc is None or doc.seat_of(command.user.key) is None:
@@ -480,6 +484,12 @@ class Service:
             settings.model_dump_json(),
             ttl_seconds=self.settings.settings_ttl,
         )
+
+
+def _outsider(ctx: Context) -> bool:
+    """The command came from another chat than the table's, from someone not seated at it."""
+    doc = ctx.doc
+    return ctx.chat.key != ctx.table_id and (doc is None or doc.seat_of(ctx.user.key) is None)
 
 
 def _take_title(ctx: Context) -> None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import random
 
 from bot.commands import COMMANDS, MOVE_COMMANDS
+from bot.context import Context
+from bot.handlers import rights
 from bot.handlers.lobby import LobbyHandlers
 from bot.handlers.management import ManagementHandlers
 from bot.handlers.moves import MoveHandlers
@@ -54,4 +56,12 @@ class Handlers(LobbyHandlers, MoveHandlers, ManagementHandlers):
         assert not missing, missing
 
     def for_command(self, name: str) -> Handler:
-        return self._table[name]
+        """The command's handler, behind the check every command passes first: who may reach the table
+        from the chat the command came from (`rights.check_reach`)."""
+        handler = self._table[name]
+
+        async def checked(ctx: Context) -> None:
+            rights.check_reach(ctx)
+            await handler(ctx)
+
+        return checked

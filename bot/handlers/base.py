@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from bot.commands import table_tag
 from bot.context import Context, Refusal
+from bot.handlers import rights
 from bot.i18n import LANGUAGES, negotiate
 from bot.model import UserRef
 from bot.ports import TableService
@@ -58,17 +59,12 @@ class HandlerBase:
             raise refusal
 
     def _is_admin(self, ctx: Context) -> bool:
-        """An admin of the table's own chat (as the adapter reports): not of the chat a command came from
-        when that is another one (a private chat's command or button for a group's table)."""
-        return bool(ctx.user.is_admin) and ctx.table_id == ctx.chat.key
+        """An admin of the table's own chat (see `bot.handlers.rights`)."""
+        return rights.is_admin(ctx)
 
     def _is_manager(self, ctx: Context) -> bool:
-        """A chat admin (as the adapter reports), the live table's creator, or anyone in their own chat
-        for its own table (a private chat's commands may reach a group's table: that is not their chat)."""
-        if self._is_admin(ctx) or (ctx.chat.private and ctx.table_id == ctx.chat.key):
-            return True
-        doc = ctx.doc
-        return doc is not None and doc.status != "finished" and doc.creator == ctx.user.key
+        """May change settings, end the table, remove people from its lobby (see `bot.handlers.rights`)."""
+        return rights.may_manage(ctx)
 
     def _seated(self, ctx: Context) -> int:
         doc = ctx.require_doc()

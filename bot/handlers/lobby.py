@@ -9,6 +9,7 @@ import secrets
 from collections.abc import Awaitable, Callable
 
 from bot.context import Context, Refusal
+from bot.handlers import rights
 from bot.handlers.base import HandlerBase, parse_seat_number
 from bot.render import (
     seat_name,
@@ -180,14 +181,14 @@ class LobbyHandlers(HandlerBase):
         await self.flow.run_computers(ctx)
         self.flow.conclude(ctx)
 
-    def _may_manage_lobby(self, ctx: Context, doc: TableDoc) -> None:
-        if doc.seat_of(ctx.user.key) is None and not self._is_manager(ctx):
+    def _may_manage_lobby(self, ctx: Context) -> None:
+        if not rights.may_start(ctx):
             raise Refusal("not_seated")
 
     async def add_ai(self, ctx: Context) -> None:
         self._check_button(ctx, exact=False)
         doc = self._lobby(ctx)
-        self._may_manage_lobby(ctx, doc)
+        self._may_manage_lobby(ctx)
         level = ctx.command.args[0].lower() if ctx.command.args else doc.settings.ai_level
         if level not in AI_LEVELS:
             raise Refusal("unknown_level")
@@ -203,7 +204,7 @@ class LobbyHandlers(HandlerBase):
     async def remove_ai(self, ctx: Context) -> None:
         self._check_button(ctx, exact=False)
         doc = self._lobby(ctx)
-        self._may_manage_lobby(ctx, doc)
+        self._may_manage_lobby(ctx)
         computers = [i for i, s in enumerate(doc.seats) if s.kind == "ai"]
         if ctx.command.args:
             index = parse_seat_number(ctx.command.args[0], len(doc.seats))
@@ -221,7 +222,7 @@ class LobbyHandlers(HandlerBase):
     async def start(self, ctx: Context) -> None:
         self._check_button(ctx, exact=False)
         doc = self._lobby(ctx)
-        self._may_manage_lobby(ctx, doc)
+        self._may_manage_lobby(ctx)
         rules = preset(doc.settings.preset, doc.settings.options or None)
         n = len(doc.seats)
         if n not in rules.player_counts:

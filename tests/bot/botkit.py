@@ -11,7 +11,7 @@ import json
 import random
 from dataclasses import dataclass, field
 
-from bot.commands import decode_payload, from_payload, parse_text
+from bot.commands import SECRET_MOVES, decode_payload, from_payload, parse_text
 from bot.i18n import translator
 from bot.model import ChatRef, Command, Group, Message, Private, Sender, UserRef
 from bot.service import Service
@@ -210,7 +210,11 @@ class Harness:
             action = legal[rng.randrange(len(legal))]
         if rng.random() < buttons and await self._by_buttons(user, action, state, seat):
             return True
-        replies = await self.text(user, action_text(action, state, seat))
+        line = action_text(action, state, seat)
+        # Cards given or laid down are never typed in the group (the service refuses it): privately.
+        secret = line.split()[0].lstrip("/!") in SECRET_MOVES
+        private = ChatRef(user.platform, user.user_id, user.name, True) if secret else None
+        replies = await self.text(user, line, chat=private)
         assert not errors(replies), [m.text for m in replies]
         return True
 

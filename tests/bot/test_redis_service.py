@@ -14,7 +14,7 @@ import pytest
 from botkit import Clock, Harness, action_text, errors, make_user, quiet_settings
 from redis_server import RedisServer
 
-from bot.commands import decode_payload, encode_payload, from_payload, parse_text
+from bot.commands import SECRET_MOVES, decode_payload, encode_payload, from_payload, parse_text
 from bot.handlers import Handlers
 from bot.model import ChatRef, Command, Message
 from bot.service import Service
@@ -71,6 +71,12 @@ def button_args(action: Action) -> tuple[str, tuple[str, ...]] | None:
     return None
 
 
+def secret_args(text: str) -> tuple[str, tuple[str, ...]] | None:
+    """A give or discard as its button's name and cards (they are never typed in a group)."""
+    name, *cards = text.lstrip("/").split()
+    return (name, tuple(cards)) if name in SECRET_MOVES else None
+
+
 async def open_tables(service: Service, n: int) -> list[ChatRef]:
     chats = [ChatRef("t", f"-{1000 + i}", f"Group {i}") for i in range(n)]
     for chat in chats:
@@ -116,8 +122,8 @@ async def test_two_instances_interleaving_a_thousand_commands(
         legal = list(state.legal_actions(seat))
         action = legal[rng.randrange(len(legal))]
         commands: list[Command] = []
-        as_button = button_args(action)
-        if as_button is not None and rng.random() < 0.5:
+        as_button = button_args(action) or secret_args(action_text(action, state, seat))
+        if as_button is not None and (rng.random() < 0.5 or as_button[0] in SECRET_MOVES):
             payload = encode_payload(as_button[0], as_button[1], version, chat.key)
             commands = [from_payload(payload, chat, user)] * 2
         else:
@@ -167,10 +173,14 @@ async def test_two_instances_interleaving_a_thousand_commands(
             await serial.handle(command)
         for raw in doc.game.actions:
             seat, action = decode_action(raw)
-            _, mine = await serial.load(solo.key)
+            at, mine = await serial.load(solo.key)
             assert mine is not None
             text = action_text(action, state_of(GameCache(), mine), seat)
             command = parse_text(text, solo, HUMANS[seat])
+            secret = secret_args(text)
+            if secret is not None:  # never typed in a group: the hand's buttons
+                payload = encode_payload(*secret, at, solo.key)
+                command = from_payload(payload, solo, HUMANS[seat])
             assert command is not None
             assert not errors(await serial.handle(command))
         _, replayed = await serial.load(solo.key)

@@ -42,6 +42,11 @@ async def main() -> int:
             async with runtime.update():
                 await asyncio.sleep(float(body.get("delay", 0)))
                 command = parse_text(str(body["text"]), chat, user)
+                if command is not None and command.name in ("give", "discard"):  # bot.commands.SECRET_MOVES
+                    # Cards given or laid down are typed privately (the service refuses them in a group).
+                    command = parse_text(
+                        str(body["text"]), ChatRef("loop", user.user_id, user.name, True), user
+                    )
                 if command is None:
                     runtime.metrics.update_handled("loop", "message", "ignored")
                     return web.json_response({"messages": []})

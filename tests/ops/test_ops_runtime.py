@@ -18,7 +18,7 @@ from opskit import SHORT_GAME, Reader
 from prometheus_client.parser import text_string_to_metric_families
 from redis_server import RedisServer, free_port
 
-from bot.commands import parse_text
+from bot.commands import SECRET_MOVES, parse_text
 from bot.handlers import Handlers
 from bot.model import ChatRef, Message, UserRef
 from bot.ops.runtime import Runtime
@@ -105,6 +105,9 @@ def make_runtime(settings: Settings, clock: Clock | None = None, **options: Any)
 async def say(runtime: Runtime, user: UserRef, text: str) -> list[Message]:
     command = parse_text(text, CHAT, user)
     assert command is not None
+    if command.name in SECRET_MOVES:  # cards given or laid down are typed privately, never in the group
+        command = parse_text(text, ChatRef(user.platform, user.user_id, user.name, True), user)
+        assert command is not None
     async with runtime.update():
         return await runtime.handle(command, kind="command")
 

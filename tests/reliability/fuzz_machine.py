@@ -37,7 +37,7 @@ from relkit import (
 import bot.handlers.lobby
 import bot.service
 from bot.ai import decide_now
-from bot.commands import _ALIASES, COMMANDS, from_payload, parse_text
+from bot.commands import _ALIASES, COMMANDS, SECRET_MOVES, from_payload, parse_text
 from bot.handlers import Handlers
 from bot.model import ChatRef, Command, Message, UserRef
 from bot.render import give_order
@@ -315,6 +315,16 @@ class FuzzMachine(RuleBasedStateMachine):
         if chat.private and chat.key != table_id and len(self.live_tables_of(who)) != 1:
             chat = ChatRef(*_split(table_id))
         text = typed_move(action, state, seat)
+        if text.split()[0].lstrip("/") in SECRET_MOVES and not chat.private:
+            # Cards given or laid down are never typed in a group: refused there, and stored nowhere.
+            self.judge(parse_text(text, chat, who))
+            if len(self.live_tables_of(who)) != 1:
+                # The private chat cannot tell which table: the hand's buttons can.
+                if self.press_move(who, mine, table_id, action, state, seat):
+                    type(self).accepted_moves += 1
+                    return True
+                return False
+            chat = mine
         self.judge(parse_text(text, chat, who), expect_ok=True)
         type(self).accepted_moves += 1
         return True

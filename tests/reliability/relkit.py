@@ -253,11 +253,17 @@ class Verdict:
 
 def _is_manager(cmd: Command, table_id: str, doc: TableDoc | None) -> bool:
     """Who may change settings, end a table and remove people in a lobby (SERVICE.md): an admin of the
-    table's own chat, anyone in their own private chat for its own table, the live table's creator."""
+    table's own chat, anyone in their own private chat for its own table, the live table's creator while
+    seated at it."""
     own_chat = table_id == cmd.chat.key
     if own_chat and (cmd.user.is_admin or cmd.chat.private):
         return True
-    return doc is not None and doc.status != "finished" and doc.creator == cmd.user.key
+    return (
+        doc is not None
+        and doc.status != "finished"
+        and doc.creator == cmd.user.key
+        and doc.seat_of(cmd.user.key) is not None
+    )
 
 
 def _computer_seats(doc: TableDoc) -> set[int]:
@@ -310,7 +316,29 @@ class Oracle:
                 self._table(cmd, key, before, after, v, timer)
         self._privacy(messages, after, v)
         self._private_to_players(cmd, messages, before, after, v, timer)
+        self._titles(cmd, messages, before, after, v)
         return v
+
+    def _titles(
+        self, cmd: Command, messages: list[Message], before: Snapshot, after: Snapshot, v: Verdict
+    ) -> None:
+        """Nobody hears a group's title privately unless they sit (or sat, this command) at its table: a
+        refusal to an outsider says nothing about the group."""
+        for m in messages:
+            a = m.audience
+            if isinstance(a, Group) or (isinstance(a, Sender) and not a.chat.private):
+                continue
+            reader = a.user.key
+            for snap in (before, after):
+                for key, doc in snap.tables().items():
+                    if doc.private or not doc.title or doc.title not in m.text:
+                        continue
+                    sits = any(
+                        (d := s.table(key)) is not None and reader in {x.user for x in d.seats}
+                        for s in (before, after)
+                    )
+                    if not sits:
+                        v.fail(f"{reader}, who never sat at {key}, was told its title: {m.text!r}")
 
     def _private_to_players(
         self,
@@ -387,11 +415,12 @@ class Oracle:
         if ver1 != ver0 + 1:
             v.fail(f"{key}: version went from {ver0} to {ver1} in one command")
         if not timer and key != cmd.chat.key:
+            # From elsewhere only a seated person acts on a table, and nobody takes a seat from elsewhere
+            # (Telegram's signed deep link reaches the service as a command of the group itself).
             seated = d0 is not None and d0.status != "finished" and d0.seat_of(who) is not None
-            joined = cmd.name == "join" and d1.seat_of(who) is not None
             if not cmd.chat.private:
                 v.fail(f"{cmd.name} typed in group {cmd.chat.key} changed table {key}")
-            elif not (seated or joined):
+            elif not seated or cmd.name in ("new", "join"):
                 v.fail(f"{cmd.name} from {who}'s private chat changed {key}, where they do not sit")
         new_table = d0 is None or d1.serial != d0.serial
         if new_table:

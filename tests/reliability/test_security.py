@@ -10,8 +10,10 @@ from __future__ import annotations
 import pytest
 from relkit import GROUPS, PRIVATES, USERS, Oracle, World, snapshot, user
 
-from bot.commands import encode_payload, from_payload, parse_text
-from bot.model import Command, Private, Sender
+from bot.commands import encode_payload, from_payload, parse_text, table_tag
+from bot.i18n import translator
+from bot.model import ChatRef, Command, Private, Sender, UserRef
+from bot.render import render_error
 
 U0, U1, U2, U3, U4, U5, U6 = USERS
 G1, G2, G3, G4, G5 = GROUPS
@@ -146,8 +148,6 @@ async def test_forged_payloads_cannot_reach_another_table(world: World) -> None:
                 for v in range(0, top + 2):
                     for chat in (mine, G3):
                         cmd = from_payload(encode_payload(name, args, v, table_id), chat, who)
-                        if name == "join" and table_id == G4.key and chat == mine:
-                            continue  # joining an open lobby from the private chat is the deep link's job
                         problems = await attempt(world, cmd)
                         assert problems == [], (name, v, chat.key, who.key)
 
@@ -182,3 +182,94 @@ async def test_refusals_are_private(world: World) -> None:
     messages = await world.send(old)
     assert [m.kind for m in messages] in (["error"], ["error", "hand"])
     assert all(isinstance(m.audience, Sender | Private) and m.audience.user == mover for m in messages)
+
+
+MALLORY = UserRef("tg", "6666", "Mallory", "en")
+MALLORY_DM = ChatRef("tg", "6666", "Mallory", True)
+
+
+async def test_an_outsider_cannot_open_join_start_end_or_kick_from_the_private_chat(world: World) -> None:
+    """Mallory is in none of the groups but knows their ids. Whatever she sends from her private chat (typed,
+    or payloads she makes up for every table, at every version it had, with its real tag) is refused with
+    a message that names no group, and no document changes (`attempt`, and the oracle's title check)."""
+    for line in ("/join", "/start", "/go", "/add_ai", "/end", "/kick Ala", "/kick 1", "/leave", "/back"):
+        assert await attempt(world, text(MALLORY, MALLORY_DM, line)) == [], line
+    codes = (
+        ("new", ("polish",)),
+        ("join", ()),
+        ("add_ai", ()),
+        ("start", ()),
+        ("end", ()),
+        ("kick", ("1",)),
+        ("remove_ai", ("2",)),
+        ("leave", ()),
+        ("hand", ()),
+        ("score", ()),
+        ("export", ()),
+    )
+    for table in (G1, G2, G4, G5):
+        top, doc = await world.doc(table.key)
+        tag = table_tag(doc.serial) if doc is not None else None
+        for name, args in codes:
+            for version in range(max(0, top - 2), top + 1):
+                cmd = from_payload(encode_payload(name, args, version, table.key, tag), MALLORY_DM, MALLORY)
+                messages = await world.send(cmd)
+                assert [m.kind for m in messages] == ["error"], (name, table.key, messages)
+                assert "Group" not in messages[0].text and not messages[0].heading, messages[0].text
+                assert await attempt(world, cmd) == [], (name, table.key, version)
+    # The groups saw nothing: no table appeared in G5, G4's lobby and G1's game are as they were.
+    assert (await world.doc(G5.key))[1] is None
+
+
+async def test_a_player_cannot_take_a_seat_from_the_private_chat(world: World) -> None:
+    """U6 sits at their own table only; a join or new payload for G4's lobby pressed in their private chat
+    (even one the lobby really shows) does not seat them: seats are taken in the group."""
+    version, doc = await world.doc(G4.key)
+    assert doc is not None and doc.status == "lobby"
+    for name in ("join", "new"):
+        cmd = from_payload(encode_payload(name, (), version, G4.key, table_tag(doc.serial)), PRIVATES[6], U6)
+        assert await attempt(world, cmd) == [], name
+    _, after = await world.doc(G4.key)
+    assert after is not None and after.seat_of(U6.key) is None
+
+
+async def test_a_creator_handed_to_a_computer_can_no_longer_end_the_game(world: World) -> None:
+    """U0 created G1; once an admin hands U0's seat to a computer, U0's `end` (typed in the group, or a
+    payload pressed in the private chat) is refused: the creator's right lasts while they sit there."""
+    admin = user(1, admin=True)
+    assert await attempt(world, text(admin, G1, "/kick Ala"), refused=False) == []
+    version, doc = await world.doc(G1.key)
+    assert doc is not None and doc.status == "game" and doc.seat_of(U0.key) is None
+    assert await attempt(world, text(U0, G1, "/end")) == []
+    cmd = from_payload(encode_payload("end", (), version, G1.key, table_tag(doc.serial)), PRIVATES[0], U0)
+    assert await attempt(world, cmd) == []
+    assert (await world.doc(G1.key))[1].status == "game"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("line", ["/give 9C JD", "/discard 9C JD", "!give 9C, JD", "/discard"])
+async def test_secret_moves_are_never_typed_in_the_group(world: World, line: str) -> None:
+    """Cards given or laid down stay hidden: typed in the group, whoever sends them, the move is refused
+    with a pointer to the private chat (to the sender alone) and nothing is stored."""
+    expected = render_error(translator("en"), "secret_in_group")
+    for who in (U0, U1, U2, U4):
+        assert await attempt(world, text(who, G1, line)) == []
+        messages = await world.send(text(who, G1, line))
+        assert [m.body for m in messages] == [expected]
+        assert isinstance(messages[0].audience, Sender) and messages[0].audience.user == who
+    # In the private chat the same words reach the game (refused or not for game reasons, never this one).
+    messages = await world.send(text(U0, PRIVATES[0], line))
+    assert expected not in [m.body for m in messages]
+
+
+async def test_an_outsiders_refusal_does_not_even_show_the_groups_language(world: World) -> None:
+    """G4's chat speaks Polish; Mallory's client says no language. Her refusal for a payload naming G4 is
+    in the bot's default language: nothing of the group, not even its language, reaches her."""
+    assert await attempt(world, text(user(5, admin=True), G4, "/set lang pl"), refused=False) == []
+    silent = UserRef("tg", "6666", "Mallory")
+    version, doc = await world.doc(G4.key)
+    assert doc is not None and doc.settings.language == "pl"
+    cmd = from_payload(encode_payload("end", (), version, G4.key, table_tag(doc.serial)), MALLORY_DM, silent)
+    messages = await world.send(cmd)
+    assert [(m.kind, m.language, m.text) for m in messages] == [
+        ("error", "en", render_error(translator("en"), "not_seated"))
+    ]

@@ -26,7 +26,7 @@ from fakes.telegram.models import UploadedFile
 from adapters.telegram.app import TelegramBot
 from adapters.telegram.limits import BUDGETED_METHODS, SendLimits
 from bot.ai import decide_now
-from bot.commands import decode_payload
+from bot.commands import SECRET_MOVES, decode_payload
 from bot.handlers import Handlers
 from bot.ops.runtime import Runtime
 from bot.render import give_order
@@ -455,7 +455,8 @@ class Table:
     async def _type(self, user: FakeUser, state: GameState, seat: int, action: Action) -> None:
         """Type the move, in the group or in the private chat (there without the slash)."""
         text = typed(action, state, seat)
-        if self.rng.random() < 0.5:
+        secret = text.split()[0].lstrip("/") in SECRET_MOVES  # never typed in the group
+        if self.rng.random() < 0.5 and not secret:
             await self.rig.say(self.chat, user, text)
         else:
             await self.rig.say(user, user, text.lstrip("/"))
