@@ -91,6 +91,10 @@ class Settings(BaseSettings):
     telegram_webhook_url: str | None = Field(None, description="Public https URL Telegram posts updates to.")
     telegram_webhook_listen: str = Field("0.0.0.0:8443", description="HOST:PORT the webhook server binds.")
     telegram_webhook_secret: SecretStr | None = Field(None, description="Telegram's secret_token header.")
+    link_secret: SecretStr | None = Field(
+        None,
+        description="Signs Telegram deep links (t.me/<bot>?start=...); unset: derived from TELEGRAM_TOKEN.",
+    )
 
     # The web table (adapters/web, docs/WEB.md)
     public_url: str | None = Field(

@@ -22,7 +22,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import Any, Final, Protocol
+from typing import Any, Final, Literal, Protocol
 
 from telegram import (
     BotCommand,
@@ -49,7 +49,14 @@ from telegram.ext import (
 from adapters.telegram.clock import Clock, SystemClock
 from adapters.telegram.content import Content
 from adapters.telegram.dispatch import Answer, Dispatcher, Origin, escape_html
-from adapters.telegram.i18n import COMMAND_MENU, GROUP_TYPING, HAND_SENT, HAND_UNREACHABLE, text_in
+from adapters.telegram.i18n import (
+    BAD_LINK,
+    COMMAND_MENU,
+    GROUP_TYPING,
+    HAND_SENT,
+    HAND_UNREACHABLE,
+    text_in,
+)
 from adapters.telegram.inbound import (
     ADMIN_COMMANDS,
     MENU_WORDS,
@@ -61,9 +68,17 @@ from adapters.telegram.inbound import (
 )
 from adapters.telegram.migration import forget_group_refs, rekey_hands
 from adapters.telegram.outbox import Op, Outbox
-from adapters.telegram.reach import Reach, StartIntent, parse_start, start_link, start_payload
+from adapters.telegram.reach import (
+    BadLink,
+    Reach,
+    StartIntent,
+    link_key,
+    parse_start,
+    start_link,
+    start_payload,
+)
 from adapters.telegram.webapp import WebAppButtons
-from bot.commands import from_payload
+from bot.commands import SECRET_MOVES, from_payload
 from bot.i18n import LANGUAGES
 from bot.markup import escape
 from bot.model import ChatRef, Command, Message, Private, UserRef
@@ -112,9 +127,11 @@ class TelegramAdapter:
         health: Health | None = None,
         refs_ttl: float = 365 * 24 * 3600,
         web: WebAppButtons | None = None,
+        link_secret: str | None = None,
     ) -> None:
         """The turn timers are the runtime's: it hands what they cause to `deliver`. `web`: the web
-        table's Open table buttons (`adapters.telegram.webapp`)."""
+        table's Open table buttons (`adapters.telegram.webapp`). `link_secret` signs the deep links
+        (LINK_SECRET; unset: a key derived from the bot token, see `reach.link_key`)."""
         self.web = web
         self.runner = runner
         self.store = store
@@ -123,6 +140,8 @@ class TelegramAdapter:
         self.health = health
         self.refs_ttl = refs_ttl
         self.reach = Reach(store, ttl_seconds=refs_ttl)
+        self._link_secret = link_secret
+        self._link_key: bytes | None = None
         self._outbox: Outbox | None = None
         self._dispatcher: Dispatcher | None = None
         self._app: Application[Any, Any, Any, Any, Any, Any] | None = None
@@ -320,6 +339,31 @@ class TelegramAdapter:
             self._known.add(user_id)
         return known is True
 
+    # --- deep links and secret moves (security: docs/TELEGRAM.md "Deep links") -------------------------
+
+    @property
+    def link_key(self) -> bytes:
+        """The key of this bot's deep links (the same in every process of the bot)."""
+        if self._link_key is None:
+            token = str(self._app.bot.token) if self._app is not None else ""
+            self._link_key = link_key(self._link_secret, token)
+        return self._link_key
+
+    def _link_payload(self, name: str, chat: ChatRef, user_id: int, arg: str | None) -> str:
+        """A deep link's payload for the one person who pressed Join or New (typed /join, /new) in `chat`."""
+        action: Literal["join", "new"] = "new" if name == "new" else "join"
+        return start_payload(self.link_key, action, chat.chat_id, user_id, now=self.clock.now(), arg=arg)
+
+    async def _delete_secret(self, chat: ChatRef, message_id: int) -> None:
+        """A give or discard typed in the group names hidden cards: take the message down where the bot may
+        (an admin with can_delete_messages); the service refuses the move, pointing to the private chat."""
+        if self._app is None:
+            return
+        try:
+            await self._app.bot.delete_message(int(chat.chat_id), message_id)
+        except TelegramError as exc:
+            log.info("could not delete a secret move typed in %s: %s", chat.chat_id, exc)
+
     async def _gate_note(self, chat: ChatRef, user: UserRef, payload: str, reply_to: int | None) -> None:
         """In the group: the deep link that opens the private chat and, on Start, seats the user. It names
         them and is for them: in their language (their /lang choice, else Telegram's, else the group's)."""
@@ -348,9 +392,11 @@ class TelegramAdapter:
             return "ignored"
         if command.name in SEATING and not chat.private and not await self._may_seat(tg_user.id):
             arg = command.args[0].lower() if command.name == "new" and command.args else None
-            payload = start_payload("join" if command.name == "join" else "new", chat.chat_id, arg)
+            payload = self._link_payload(command.name, chat, tg_user.id, arg)
             await self._gate_note(chat, command.user, payload, message.message_id)
             return "gated"
+        if command.name in SECRET_MOVES and not chat.private:
+            await self._delete_secret(chat, message.message_id)
         command = await self._with_admin(command)
         await self.run(command, Origin(chat, command.user, message_id=message.message_id), kind=kind)
         return "ok"
@@ -411,7 +457,15 @@ class TelegramAdapter:
         await self._note_private(tg_user.id)
         private = chat_ref(tg_chat)
         user = user_ref(tg_user)
-        intent = parse_start(payload)
+        try:
+            intent = parse_start(self.link_key, payload, tg_user.id, now=self.clock.now())
+        except BadLink as exc:
+            # Forged, altered, someone else's, or too old: nothing about the group it names.
+            log.info("deep link refused: %s", exc)
+            lang = await self.runner.language_of(user, private.key)
+            text = text_in(lang, BAD_LINK)
+            self.outbox.put(Op(tg_user.id, Content("text", escape_html(text), None)))
+            return "refused"
         if intent is None:
             await self.run(Command("help", (), private, user), Origin(private, user))
             return "ok"
@@ -476,7 +530,8 @@ class TelegramAdapter:
             await self._note_private(tg_user.id)
         command = from_payload(query.data or "", chat, user_ref(tg_user))
         if command.name in SEATING and not chat.private and not await self._may_seat(tg_user.id):
-            await answer(url=start_link(self.username, start_payload("join", chat.chat_id)))
+            payload = self._link_payload(command.name, chat, tg_user.id, None)
+            await answer(url=start_link(self.username, payload))
             return "gated"
         command = await self._with_admin(command)
         origin = Origin(chat, command.user, answer=answer, message_id=message_id)

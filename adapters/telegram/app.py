@@ -91,6 +91,7 @@ class TelegramBot:
             health=runtime.health,
             refs_ttl=refs_ttl,
             web=WebAppButtons.from_settings(runtime.settings),
+            link_secret=_link_secret(runtime),
         )
         self.adapter.install(self.application)
         self._started = False
@@ -153,3 +154,9 @@ class TelegramBot:
     async def stop(self, reason: str = "stop") -> None:
         """Run the process's stop sequence (as SIGTERM would)."""
         await self.runtime.stop(reason)
+
+
+def _link_secret(runtime: Runtime) -> str | None:
+    """LINK_SECRET, when the deployment sets one (else the adapter derives the key from the token)."""
+    secret = runtime.settings.link_secret
+    return secret.get_secret_value() if secret is not None else None

@@ -11,7 +11,7 @@ from typing import Final
 
 from bot.i18n import LANGUAGES, N_, translator
 
-__all__ = ["COMMAND_MENU", "GROUP_TYPING", "HAND_SENT", "HAND_UNREACHABLE", "text_in"]
+__all__ = ["BAD_LINK", "COMMAND_MENU", "GROUP_TYPING", "HAND_SENT", "HAND_UNREACHABLE", "text_in"]
 
 log = logging.getLogger("thousand.telegram.i18n")
 
@@ -49,6 +49,11 @@ COMMAND_MENU: Final = (
 )
 """The command menu (`setMyCommands`), in the order shown."""
 
+BAD_LINK: Final = N_(
+    "This link is not valid: it is too old, or it was made for someone else. Press Join or New in the group "
+    "again."
+)
+"""The answer to a deep link forged, altered, made for another person, or expired: it names no group."""
 HAND_SENT: Final = N_("Your cards are in our private chat.")
 """The toast of My hand pressed in a group (the hand went to the private chat)."""
 HAND_UNREACHABLE: Final = N_("I cannot write to you privately: open our chat and press Start.")

@@ -39,8 +39,10 @@ Platform = Literal["telegram", "discord"]
 
 # Fields whose values never appear in a message (REDIS_URL may carry a password: shown redacted).
 _SECRET_FIELDS: Final = frozenset(
-    {"telegram_token", "discord_token", "telegram_webhook_secret", "redis_url", "web_secret"}
+    {"telegram_token", "discord_token", "telegram_webhook_secret", "link_secret", "redis_url", "web_secret"}
 )
+_LINK_SECRET_MIN: Final = 32
+"""LINK_SECRET signs Telegram deep links: long enough not to be guessed (`openssl rand -hex 32`)."""
 _TELEGRAM_TOKEN: Final = re.compile(r"\d+:[A-Za-z0-9_-]{20,}")
 _DISCORD_TOKEN: Final = re.compile(r"[^\s.]{10,}\.[^\s.]{4,}\.[^\s.]{10,}")
 _WEBHOOK_SECRET: Final = re.compile(r"[A-Za-z0-9_-]{1,256}")
@@ -165,6 +167,10 @@ def check_settings(settings: Settings, platform: Platform | None = None) -> list
             problems.append(f"TELEGRAM_WEBHOOK_LISTEN: {exc} (got {settings.telegram_webhook_listen!r})")
 
     problems.extend(_web_problems(settings))
+    link = _secret(settings.link_secret)
+    if link is not None and len(link) < _LINK_SECRET_MIN:
+        # Unset is fine: the key is then derived from TELEGRAM_TOKEN (docs/TELEGRAM.md, "Deep links").
+        problems.append(f"LINK_SECRET: at least {_LINK_SECRET_MIN} characters (e.g. openssl rand -hex 32)")
 
     discord = _secret(settings.discord_token)
     if discord is not None and not _DISCORD_TOKEN.fullmatch(discord):
@@ -265,6 +271,7 @@ def secrets_of(settings: Settings) -> list[str]:
             _secret(settings.discord_token),
             _secret(settings.telegram_webhook_secret),
             _secret(settings.web_secret),
+            _secret(settings.link_secret),
         )
         if s
     ]

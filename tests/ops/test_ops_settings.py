@@ -22,6 +22,7 @@ from bot.ops.logs import configure_logging
 
 TG = "123456789:AAFakeTelegramTokenForTests_0123456"
 DC = "MTIzNDU2Nzg5MDEyMzQ1Njc4.q43u-w.EzbkU18e500Jhp27akERtb7MoiqPtO-CgHAZ"
+LINK_SECRET = "d7c1e0a94b5f3a2e8c6d9b1f0e4a7c3b5d2f8e1a9c0b6d4e"
 HOOK_SECRET = "hook-secret_0123456789"
 REDIS_PASSWORD = "redis-pass-42xyz"
 
@@ -160,7 +161,8 @@ def secret_env(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     monkeypatch.setenv("TELEGRAM_WEBHOOK_URL", "https://bot.example.org/tg")
     monkeypatch.setenv("TELEGRAM_WEBHOOK_SECRET", HOOK_SECRET)
     monkeypatch.setenv("REDIS_URL", f"redis://bot:{REDIS_PASSWORD}@127.0.0.1:6379/0")
-    return [TG, DC, HOOK_SECRET, REDIS_PASSWORD, TG.split(":")[1]]
+    monkeypatch.setenv("LINK_SECRET", LINK_SECRET)
+    return [TG, DC, HOOK_SECRET, REDIS_PASSWORD, TG.split(":")[1], LINK_SECRET]
 
 
 def test_check_config_output_never_contains_a_secret(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -169,6 +171,7 @@ def test_check_config_output_never_contains_a_secret(monkeypatch: pytest.MonkeyP
     assert code == 0, err
     assert "TELEGRAM_TOKEN=set" in out.splitlines()
     assert "DISCORD_TOKEN=set" in out.splitlines()
+    assert "LINK_SECRET=set" in out.splitlines()
     assert "REDIS_URL=redis://bot:***@127.0.0.1:6379/0" in out.splitlines()
     for secret in secrets:
         assert secret not in out + err
@@ -189,6 +192,22 @@ def test_failing_check_config_never_contains_a_secret(monkeypatch: pytest.Monkey
         assert secret not in out + err
 
 
+def test_a_short_link_secret_is_refused_without_being_quoted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """LINK_SECRET signs Telegram's deep links: a short one could be guessed. Unset is fine (the key is then
+    derived from the bot token)."""
+    secret_env(monkeypatch)
+    short = "tooshort" + REDIS_PASSWORD[:4]
+    monkeypatch.setenv("LINK_SECRET", short)
+    code, out, err = run_check("telegram")
+    assert code == 2
+    assert [line.split(":")[1].strip() for line in problem_lines(err)] == ["LINK_SECRET"]
+    assert short not in out + err
+    monkeypatch.delenv("LINK_SECRET")
+    code, out, err = run_check("telegram")
+    assert code == 0, err
+    assert "LINK_SECRET=unset" in out.splitlines()
+
+
 def test_logs_never_contain_a_secret(monkeypatch: pytest.MonkeyPatch) -> None:
     secret_env(monkeypatch)
     settings = load_settings(None)
@@ -199,6 +218,7 @@ def test_logs_never_contain_a_secret(monkeypatch: pytest.MonkeyPatch) -> None:
         log.info("settings: %r", settings)  # SecretStr hides tokens in repr; the redis password is plain
         log.info("connecting to %s", settings.redis_url)
         log.warning("webhook secret is %s", HOOK_SECRET)
+        log.warning("deep links signed with %s", LINK_SECRET)
         logging.getLogger("httpx").warning(f"HTTP Request: POST https://api.telegram.org/bot{TG}/getMe")
         try:
             raise RuntimeError(f"bad token {DC}")
@@ -207,8 +227,9 @@ def test_logs_never_contain_a_secret(monkeypatch: pytest.MonkeyPatch) -> None:
     finally:
         logging.getLogger().removeHandler(handler)
     text = stream.getvalue()
-    assert text.count("\n") == 5
+    assert text.count("\n") == 6
     assert "***" in text
+    assert LINK_SECRET in secrets_of(settings)
     for secret in [*secrets_of(settings), TG.split(":")[1]]:
         assert secret not in text
 

@@ -112,6 +112,7 @@ async def test_only_admins_and_the_creator_change_settings(world: World) -> None
     assert await attempt(world, text(U4, G1, "/set preset russian")) == []
     assert await attempt(world, text(user(4, admin=False), G4, "/set target 500")) == []
     # In their own private chat U1 changes that chat's settings, and only those.
+    group_settings = await world.store.load(f"settings:{G1.key}")
     assert await attempt(world, text(U1, PRIVATES[1], "/set turn 60"), refused=False) == []
     assert (await world.store.load(f"settings:{G1.key}")) == group_settings
     # An admin of the group may, and so may the creator of its live table.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 
 import pytest
@@ -15,7 +16,7 @@ from adapters.telegram.content import MAX_CAPTION, MAX_TEXT, render, utf16_len
 from adapters.telegram.limits import SendLimits
 from adapters.telegram.outbox import Op, Outbox, Ref, chat_scope
 from adapters.telegram.ratelimit import SharedRateLimiter
-from adapters.telegram.reach import parse_start, start_payload
+from adapters.telegram.reach import LINK_SECONDS, BadLink, StartIntent, link_key, parse_start, start_payload
 from bot.model import Button, ChatRef, Group, Message, Private, UserRef
 from bot.storage import MemoryStore, Store
 
@@ -361,13 +362,30 @@ def test_markup_becomes_telegram_html() -> None:
 
 
 def test_deep_link_payloads() -> None:
-    payload = start_payload("join", "-1002000000001")
-    assert payload == "j-1002000000001" and len(payload) <= 64
-    intent = parse_start(payload)
-    assert intent is not None and intent.action == "join" and intent.chat_id == "-1002000000001"
-    intent = parse_start(start_payload("new", "-42", "russian"))
-    assert intent is not None and intent.action == "new" and intent.arg == "russian"
-    assert parse_start("hello") is None and parse_start(None) is None
+    """Signed for one person, one group, one action, until an expiry; anything else is a `BadLink`."""
+    key, now = link_key(None, "123456:token"), 1_800_000_000.0
+    payload = start_payload(key, "join", "-1002000000001", 777, now=now)
+    assert payload.startswith("j-1002000000001_") and re.fullmatch(r"[A-Za-z0-9_-]{1,64}", payload)
+    assert parse_start(key, payload, 777, now=now + 60) == StartIntent("join", "-1002000000001", None)
+    longest = start_payload(key, "new", -1009999999999999999, 99999999999999, now=now, arg="estonian")
+    assert len(longest) <= 64 and parse_start(key, longest, 99999999999999, now=now) == StartIntent(
+        "new", "-1009999999999999999", "estonian"
+    )
+    assert parse_start(key, None, 777, now=now) is None and parse_start(key, " ", 777, now=now) is None
+    other_key = link_key("x" * 40, "123456:token")
+    bad = [
+        (key, payload, 778, now),  # made for someone else
+        (key, payload.replace("-1002000000001", "-1002000000002"), 777, now),  # another group
+        (key, "n" + payload[1:], 777, now),  # another action
+        (key, payload, 777, now + LINK_SECONDS + 1),  # expired
+        (other_key, payload, 777, now),  # another deployment's key
+        (key, "j-1002000000001", 777, now),  # the unsigned form of before
+        (key, "hello", 777, now),
+        (key, payload[:-1] + ("A" if payload[-1] != "A" else "B"), 777, now),  # one character changed
+    ]
+    for k, p, user, at in bad:
+        with pytest.raises(BadLink):
+            parse_start(k, p, user, now=at)
 
 
 def _png() -> bytes:

@@ -246,8 +246,10 @@ class FakeTelegram:
         supergroup: bool = True,
         username: str | None = None,
         bot_status: str = "member",
+        bot_can_delete: bool = True,
     ) -> FakeChat:
-        """A group the bot is already in (`bot_status` "member", "administrator" or "left")."""
+        """A group the bot is already in (`bot_status` "member", "administrator" or "left"); an
+        administrator bot without `bot_can_delete` lacks can_delete_messages."""
         if bot_status not in ("member", "administrator", "left"):
             raise FakeUsageError(f"unsupported bot status {bot_status!r}")
         chat = FakeChat(
@@ -256,6 +258,7 @@ class FakeTelegram:
             title=title,
             username=username,
             bot_status=bot_status,
+            bot_can_delete=bot_can_delete,
         )
         owner = creator or (admins[0] if admins else (members[0] if members else None))
         for user in members:

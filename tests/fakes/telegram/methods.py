@@ -442,7 +442,12 @@ class BotApi:
         message = self.world.find_message(chat, message_id)
         if message is None or message.deleted:
             raise ApiError.bad_request("message to delete not found")
-        if chat.is_group and not message.from_bot and chat.bot_status != "administrator":
+        if (
+            chat.is_group
+            and not message.from_bot
+            and not (chat.bot_status == "administrator" and chat.bot_can_delete)
+        ):
+            # Others' messages in a group: only an administrator with can_delete_messages (as Telegram).
             raise ApiError.bad_request("message can't be deleted")
         if self.world.date() - message.date >= DELETE_WINDOW:
             # Telegram's MESSAGE_DELETE_FORBIDDEN, as the Bot API server words it.
@@ -587,10 +592,14 @@ class BotApi:
         world = self.world
         if user_id == world.bot.id:
             status = chat.bot_status if chat.is_group else "member"
-            return member_json(world.bot, status)
+            member = member_json(world.bot, status)
+            if status == "administrator":
+                member["can_delete_messages"] = chat.bot_can_delete
+            return member
         user = world.users.get(user_id or 0)
         if user is None:
-            raise ApiError.bad_request("PARTICIPANT_ID_INVALID")
+            # An id Telegram knows nobody by (as the Bot API answers it).
+            raise ApiError.bad_request("user not found")
         return member_json(user, chat.status_of(user))
 
     async def get_chat_administrators(self, p: Params) -> object:

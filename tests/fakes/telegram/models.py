@@ -58,6 +58,8 @@ class FakeChat:
     members: dict[int, str] = field(default_factory=dict)
     users: dict[int, FakeUser] = field(default_factory=dict)
     bot_status: str = "member"
+    bot_can_delete: bool = True
+    """As an administrator, whether the bot holds can_delete_messages (others' messages in a group)."""
     messages: list[FakeMessage] = field(default_factory=list)
     next_message_id: int = 1
     migrated_to: int | None = None
