@@ -105,6 +105,7 @@ class Seen:
     """Everything one page received: API answers (fetch) and every Server-Sent Event message."""
 
     messages: list[str] = field(default_factory=list)
+    events: int = 0
     bytes: int = 0
 
     def text(self) -> str:
@@ -146,7 +147,12 @@ class Room:
         scheme: str = "light",
         viewport: tuple[int, int] = (390, 844),
         scale: float = 1,
+        init: str | None = None,
+        live: bool = True,
+        wait: bool = True,
     ) -> Tab:
+        """A page for `user` (a Discord/terminal-style link) or `telegram` (the stand-in WebApp with
+        initData, `init` when given verbatim); `live=False` cuts its event stream (a stale page)."""
         context = await self.browser.new_context(
             viewport={"width": viewport[0], "height": viewport[1]},
             device_scale_factor=scale,
@@ -160,6 +166,7 @@ class Room:
 
         def on_event(params: dict[str, Any]) -> None:
             seen.messages.append(str(params.get("data", "")))
+            seen.events += 1
 
         def on_finished(params: dict[str, Any]) -> None:
             seen.bytes += int(params.get("encodedDataLength", 0))
@@ -173,19 +180,23 @@ class Room:
                     seen.messages.append(await response.text())
 
         page.on("response", on_response)
+        if not live:
+            await page.route("**/api/events*", lambda route: route.abort())
         if telegram is not None:
-            await page.add_init_script(stand_in(init_data(telegram, start, lang=lang), scheme))
+            signed = init if init is not None else init_data(telegram, start, lang=lang)
+            await page.add_init_script(stand_in(signed, scheme))
             url = self.base + "/" + (f"?t={start}" if start else "")
         else:
             assert user is not None
             url = self.web.link(self.harness.chat.key, user, lang, base=self.base)
         await page.goto(url)
-        await page.wait_for_selector("#app[data-version]")
+        if wait:
+            await page.wait_for_selector("#app[data-version]")
         tab = Tab(page, seen, cdp)
         self.tabs.append(tab)
         return tab
 
-    async def settle(self, version: int, timeout: float = 5.0) -> None:
-        """Wait until every open page shows `version` (it came by the event stream)."""
-        for tab in self.tabs:
+    async def settle(self, version: int, timeout: float = 5.0, tabs: list[Tab] | None = None) -> None:
+        """Wait until every open page (or `tabs`) shows `version` (it came by the event stream)."""
+        for tab in self.tabs if tabs is None else tabs:
             await tab.page.wait_for_selector(f'#app[data-version="{version}"]', timeout=timeout * 1000)

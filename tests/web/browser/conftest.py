@@ -15,6 +15,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bot"))  # botkit
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # cardspy
 
 try:
     import playwright.async_api as _pw

@@ -6,11 +6,14 @@ window.Telegram.WebApp with initData the server validates for real), and phone s
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
-from browserkit import GROUP, HUMANS, Room, Tab
+from browserkit import GROUP, HUMANS, Room, Tab, init_data
 from tapper import tap
+
+from adapters.web.strings import web_error
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
 
@@ -83,6 +86,30 @@ async def test_telegram_theme_buttons_and_a_give_by_taps(room: Room) -> None:
     await room.settle(int(before) + 1)
     assert (await room.harness.state()).deal.phase != "exchange"
     assert not await giver.page.evaluate("Telegram.WebApp.MainButton.isVisible")
+
+
+async def test_forged_initdata_and_a_stale_move_are_refused_in_the_players_language(room: Room) -> None:
+    russians = [dataclasses.replace(u, language="ru") for u in HUMANS[:3]]
+    await room.harness.open_table(russians)
+    start = room.web.signer.start_payload(GROUP.key)
+    forged = init_data(HUMANS[0], start, lang="pl", token="654321:another-bots-token")
+    tab = await room.open(telegram=HUMANS[0], start=start, lang="pl", init=forged, wait=False)
+    await tab.page.wait_for_selector("p.error")
+    assert await tab.page.inner_text("p.error") == web_error("pl", "web_auth")
+    assert await tab.page.locator("#hand").count() == 0
+    # Two pages of the player to act; one no longer hears the table (its event stream is cut).
+    mover = (await room.harness.state()).to_act
+    pages = [await room.open(u, lang="ru") for u in russians]
+    by_seat = await seats(room, pages)
+    stale = await room.open(russians[pages.index(by_seat[mover])], lang="ru", live=False)
+    before, _ = await room.harness.doc()
+    await tap(by_seat[mover])
+    await room.settle(int(before) + 1, tabs=pages)
+    await tap(stale)  # the same move again, on the view before it: refused, nothing changes
+    await stale.page.wait_for_selector("#notice:not([hidden])")
+    text = await stale.page.inner_text("#notice")
+    assert text and any("а" <= ch <= "я" for ch in text.lower()), text  # said in Russian
+    assert (await room.harness.doc())[0] == int(before) + 1
 
 
 async def test_phone_screenshots_mid_trick_light_and_dark(room: Room, tmp_path: Path) -> None:
