@@ -68,12 +68,12 @@
     else if (step.bid) facts.push(h("span", { class: "fact" }, S("bid") + ": ", h("b", { text: String(step.bid) })));
     if (step.declarer >= 0) facts.push(h("span", { class: "fact" }, S("declarer") + ": ", h("b", { text: name(step.declarer) })));
     $("facts").replaceChildren(...facts);
-    const b = (label, f, off) => h("button", { type: "button", onclick: f, disabled: off, text: label });
+    const b = (label, f, off, title) => h("button", { type: "button", onclick: f, disabled: off, text: label, title, "aria-label": title });
     const first = at === 0, last = at === data.steps.length - 1;
     $("steps").replaceChildren(
-      b("⏮", prevDeal, first), b("«", prevTrick, first), b("‹ " + S("previous"), () => go(at - 1), first),
-      h("span", { class: "where", text: (at + 1) + " / " + data.steps.length }),
-      b(S("next") + " ›", () => go(at + 1), last), b("»", nextTrick, last), b("⏭", nextDeal, last));
+      b("« " + S("deal"), prevDeal, first), b("‹ " + S("trick"), prevTrick, first), b("‹", () => go(at - 1), first, S("previous")),
+      b("›", () => go(at + 1), last, S("next")), b(S("trick") + " ›", nextTrick, last), b(S("deal") + " »", nextDeal, last),
+      h("span", { class: "where", text: (at + 1) + " / " + data.steps.length }));
     $("steps").querySelectorAll("button").forEach((x, i) => x.setAttribute("data-nav", ["deal-", "trick-", "prev", "next", "trick+", "deal+"][i]));
     $("said").replaceChildren(...said(step));
     $("trick").replaceChildren(...step.trick.map((p) => h("div", { class: "played" + (p.seat === step.winner ? " win" : "") }, card(p.card), h("span", { text: name(p.seat) }))));
