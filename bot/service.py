@@ -477,6 +477,24 @@ class Service:
             merged["preset"], merged["options"] = self.defaults.preset, {}
         return stored.version, ChatSettings.model_validate(merged)
 
+    async def touch_chat_settings(self, chat_key: str) -> None:
+        """A chat's settings live `settings_ttl` after their last use, not their last change: opening a
+        table (once a game, never per move) stores the document again as it is, which renews its TTL.
+        The document is written back unchanged so that a chat keeps following the server's defaults for
+        what it never set. Someone changing the settings meanwhile wins (their save renewed it)."""
+        stored = await self.store.load(f"settings:{chat_key}")
+        if stored is None:
+            return
+        try:
+            await self.store.save(
+                f"settings:{chat_key}",
+                stored.version,
+                stored.document,
+                ttl_seconds=self.settings.settings_ttl,
+            )
+        except VersionConflict:
+            return
+
     async def save_chat_settings(self, chat_key: str, version: int, settings: ChatSettings) -> None:
         await self.store.save(
             f"settings:{chat_key}",

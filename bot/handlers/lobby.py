@@ -38,6 +38,10 @@ class LobbyHandlers(HandlerBase):
             # The chat's first table: once it is stored, so are the chat's settings (in the creator's
             # language), so that the language stays the chat's. A refused `new` saves nothing.
             ctx.after_save.append(self._first_settings(ctx.chat.key, settings))
+        else:
+            # Used, not changed: the settings live a year from now (once a game, after the save).
+            chat_key = ctx.chat.key
+            ctx.after_save.append(lambda: self.svc.touch_chat_settings(chat_key))
         if ctx.command.args:
             name = ctx.command.args[0].lower()
             try:
