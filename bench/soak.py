@@ -158,6 +158,8 @@ class Figures:
     presses: list[Press] = field(default_factory=list)
     idle: list[IdleTurn] = field(default_factory=list)
     version_calls: dict[tuple[str, int], list[float]] = field(default_factory=lambda: defaultdict(list))
+    turn_hands: dict[tuple[str, int], list[float]] = field(default_factory=lambda: defaultdict(list))
+    """Private sends and edits showing move buttons of (table, version): the acting player's hand."""
     answers: dict[str, float] = field(default_factory=dict)
     calls: list[Call] = field(default_factory=list)
     floods: list[tuple[float, int, float]] = field(default_factory=list)
@@ -385,6 +387,9 @@ class Soak:
     def _sent(self, method: str, chat_id: int, params: Any, response: ApiResponse, at: float) -> None:
         for table, version in _payload_versions(params.get("reply_markup")):
             self.f.version_calls[(table, version)].append(at)
+        if chat_id > 0:
+            for table, version in _payload_versions(params.get("reply_markup"), moves_only=True):
+                self.f.turn_hands[(table, version)].append(at)
         result = response.json().get("result")
         text = ""
         if isinstance(result, dict):
@@ -917,8 +922,8 @@ class Soak:
         }
 
     def hands_left_behind(self) -> dict[str, Any]:
-        """Private chats showing more than one hand message of their table at the end (a hand is meant to
-        be one message: a new one replaces the old), and people who pressed one that was left behind."""
+        """Private chats showing hand messages of more than one deal of their table at the end (the hands a
+        deal replaced go with the next deal's first hand), and people who pressed one left behind."""
         chats = 0
         example: list[dict[str, Any]] = []
         for h in self.humans:
@@ -929,8 +934,11 @@ class Soak:
                 and not m.deleted
                 and any(_command(d).table_id == h.table.table_id for d in m.callback_data)
             ]
-            chats += len(visible) > 1
-            if len(visible) > 1 and not example:
+            # The hands replaced during a deal stay until the next deal's hand comes (then they go in one
+            # deleteMessages call): only hands of more than one deal are left behind.
+            deals = {_deal_of(m.content) for m in visible}
+            chats += len(deals) > 1
+            if len(deals) > 1 and not example:
                 example = [
                     {
                         "id": m.message_id,
@@ -1008,6 +1016,10 @@ class Soak:
         latencies: list[float] = []
         first_call: list[float] = []
         quiet: list[float] = []
+        to_hand: list[float] = []
+        to_hand_quiet: list[float] = []
+        """Press -> the hand of the player who must act next (a private message with the move buttons of
+        the version the press made)."""
         """Presses well away from any fault (a second before to 30 s after), where only load counts."""
         superseded = 0
         acked = [p for p in self.f.presses if p.acknowledged and p.final]
@@ -1022,8 +1034,14 @@ class Soak:
             latency = max([*calls, *([answer] if answer else [])]) - p.at
             latencies.append(latency)
             first_call.append(min(calls) - p.at)
-            if not any(start - 1.0 <= p.at <= end + 30.0 for start, end in self.fault_windows):
+            away = not any(start - 1.0 <= p.at <= end + 30.0 for start, end in self.fault_windows)
+            if away:
                 quiet.append(latency)
+            hands = [t for t in self.f.turn_hands.get((p.table, p.version + 1), []) if p.at <= t < p_next]
+            if hands:
+                to_hand.append(min(hands) - p.at)
+                if away:
+                    to_hand_quiet.append(min(hands) - p.at)
             next_press[(p.table, p.version)] = p.at
         ack = [self.f.answers[p.qid] - p.at for p in self.f.presses if p.qid in self.f.answers]
         complete = self._complete_deals(before, after)
@@ -1046,6 +1064,11 @@ class Soak:
             "moves_acknowledged": len(acked),
             "actions_applied": actions,
             "actions_per_s": round(actions / max(1.0, self.soak_ended - self.soak_started), 2),
+            "calls_per_action": round(
+                sum(1 for c in self.f.calls if c.method in COUNTED_CALLS and c.status == 200)
+                / max(1, actions),
+                2,
+            ),
             "deals_completed": deals,
             "tables_advanced": sum(
                 1 for t in before if after.get(t, {}).get("version", 0) > before[t]["version"]
@@ -1055,6 +1078,8 @@ class Soak:
             "latency_update_to_first_call_ms": _summary(first_call),
             "latency_update_to_last_call_away_from_faults_ms": _summary(quiet),
             "latency_samples_superseded": superseded,
+            "latency_press_to_acting_hand_ms": _summary(to_hand),
+            "latency_press_to_acting_hand_away_from_faults_ms": _summary(to_hand_quiet),
             "button_answer_ms": _summary(ack),
             "group_calls_per_deal": _ints(group),
             "private_calls_per_deal": _ints(private),
@@ -1097,7 +1122,21 @@ def _command(data: str) -> Command:
     return from_payload(data, ChatRef("tg", "0", "", True), nobody)
 
 
-def _payload_versions(markup: object) -> list[tuple[str, int]]:
+COUNTED_CALLS = frozenset(
+    {
+        "sendmessage",
+        "sendphoto",
+        "senddocument",
+        "editmessagetext",
+        "editmessagereplymarkup",
+        "deletemessage",
+        "deletemessages",
+    }
+)
+"""What a move costs (issue 13): every send, edit and deletion the bot made during the soak."""
+
+
+def _payload_versions(markup: object, *, moves_only: bool = False) -> list[tuple[str, int]]:
     if isinstance(markup, str):
         try:
             markup = json.loads(markup)
@@ -1111,7 +1150,8 @@ def _payload_versions(markup: object) -> list[tuple[str, int]]:
             data = button.get("callback_data") if isinstance(button, dict) else None
             if data:
                 c = _command(data)
-                if c.table_id is not None and c.version is not None:
+                wanted = not moves_only or c.name in MOVE_COMMANDS
+                if c.table_id is not None and c.version is not None and wanted:
                     out.add((c.table_id, c.version))
     return sorted(out)
 
@@ -1209,6 +1249,15 @@ def main(argv: list[str] | None = None) -> int:
     result = asyncio.run(soak(args))
     print(json.dumps(result, ensure_ascii=False))
     return 0
+
+
+_DEAL = re.compile(r"· deal (\d+) ·")
+
+
+def _deal_of(text: str | None) -> str:
+    """The deal a hand message shows ("Your hand · deal 3 · play"), or the whole first lines without one."""
+    found = _DEAL.search(text or "")
+    return found.group(1) if found else (text or "")[:80]
 
 
 if __name__ == "__main__":

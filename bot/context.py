@@ -199,9 +199,14 @@ class Context:
         notify: bool = True,
         kind: str = "info",
         document: tuple[str, bytes] | None = None,
+        replaceable: bool = False,
+        series: str | None = None,
     ) -> None:
         lang = self.user_lang(user.key)
-        self.messages.append(Message(Private(user), text, key, buttons, None, document, notify, lang, kind))
+        message = Message(Private(user), text, key, buttons, None, document, notify, lang, kind)
+        if replaceable or series is not None:
+            message = replace(message, replaceable=replaceable, series=series)
+        self.messages.append(message)
 
     def reply(
         self,

@@ -17,7 +17,7 @@ from dataclasses import replace
 from bot.ai import AiRunner
 from bot.chart import score_chart
 from bot.context import Context, Refusal
-from bot.i18n import translator
+from bot.i18n import Translator, translator
 from bot.model import Private, UserRef
 from bot.render import (
     Rendered,
@@ -29,11 +29,11 @@ from bot.render import (
     seat_name,
 )
 from bot.settings import Settings
-from bot.snapshot import encode_action
+from bot.snapshot import decode_action, encode_action
 from bot.table import SeatDoc, TableDoc
 from bot.views import public_view, seat_labels
 from core import events as ev
-from core.actions import Action, Play
+from core.actions import Action, Give, Play
 from core.deal import Phase, active_seats
 from core.errors import IllegalAction
 from core.events import Event
@@ -130,8 +130,12 @@ class GameFlow:
         raise RuntimeError("computer players did not reach a human's turn")
 
     def forced_card(self, doc: TableDoc, state: GameState, seat: int) -> Action | None:
-        """The one card a human may play, when the chat lets such cards play themselves (`autoplay`)."""
-        if not doc.settings.autoplay or state.phase != Phase.PLAY:
+        """The one card a human may play, when it plays itself: a last card always (nothing is left to
+        choose, and each person pressing it would cost a round of messages per deal), any forced card when
+        the chat says so (`autoplay`)."""
+        if state.phase != Phase.PLAY:
+            return None
+        if not doc.settings.autoplay and state.deal.hands[seat].bit_count() != 1:
             return None
         legal = state.legal_actions(seat)
         if len(legal) != 1 or type(legal[0]) is not Play:
@@ -238,6 +242,8 @@ class GameFlow:
             return
         deal = state.deal
         my_turn = deal.to_act == seat
+        seat_doc = doc.seats[seat]
+        own_move = received = False
         if not force and not new_deal:
             if before is None or before.deal_number != state.deal_number:
                 changed = True
@@ -249,16 +255,20 @@ class GameFlow:
                     or before.deal.hands[seat] != deal.hands[seat]
                     or any(e.audience == seat for e in ctx.events)
                 )
+                own_move = was_turn and _moved_alone(ctx, seat, seat_doc, before, state)
+                received = not my_turn and not was_turn and _only_received(ctx, seat, before, state)
             if not changed:
                 return
-        seat_doc = doc.seats[seat]
         if seat_doc.user is None:
             return
         t = translator(ctx.user_lang(seat_doc.user))
         labels = seat_labels(doc)
         names = [seat_name(t, label) for label in labels]
         legal: Sequence[Action] = state.legal_actions(seat) if my_turn else ()
-        notes = private_notes(t, names, _since_deal_start(ctx.events, state), seat)
+        events = _since_deal_start(ctx.events, state)
+        notes = private_notes(t, names, events, seat)
+        if not any(e.kind == ev.CARD_GIVEN and e.audience == seat for e in events):
+            notes += _gifts_not_shown(t, names, state, seat)
         rendered = render_hand(
             t,
             seat_view(state, seat),
@@ -270,7 +280,9 @@ class GameFlow:
             page=page,
         )
         if notify is None:
-            notify = new_deal or (my_turn and (ctx.game_changed or force))
+            # A player who acts again right after their own move (talon, gives, contract, a lead after
+            # the trick they took alone...) is looking at the hand they pressed: it is redrawn in place.
+            notify = new_deal or (my_turn and (ctx.game_changed or force) and not own_move)
         ctx.to_user(
             seat_user(seat_doc),
             rendered.text,
@@ -278,6 +290,9 @@ class GameFlow:
             buttons=rendered.buttons,
             notify=notify,
             kind="hand",
+            replaceable=(own_move or received) and not my_turn and not notify,
+            # A hand asked for (`/hand`, My hand) replaces the one on screen at once: asked for, it is rare.
+            series=None if force else f"{doc.serial}:{state.deal_number}",
         )
 
     def keep_turn_buttons(self, ctx: Context) -> None:
@@ -318,11 +333,28 @@ class GameFlow:
         winner = state.winner if why == "won" else None
         sheet = render_score_sheet(t, state.results, labels, winner, ended=why)
         ctx.to_group(sheet.text, key=f"final:{doc.serial}", notify=True, kind="final")
+        self._close_hands(ctx, doc)
         if why == "won":
             ctx.after_save.append(lambda: self._chart(ctx, doc, state))
             if self.on_won is not None:
                 on_won = self.on_won
                 ctx.after_save.append(lambda: on_won(doc, state))
+
+    def _close_hands(self, ctx: Context, doc: TableDoc) -> None:
+        """Each person's last hand says the game is over (its buttons go): a hand of a series of its own,
+        so an adapter that left the last deal's replaced hands on screen deletes them now."""
+        for seat in doc.seats:
+            if seat.user is None or seat.kind == "ai":
+                continue
+            t = translator(ctx.user_lang(seat.user))
+            ctx.to_user(
+                seat_user(seat),
+                t._("The game is over."),
+                key=f"hand:{doc.id}",
+                notify=False,
+                kind="hand",
+                series=f"{doc.serial}:end",
+            )
 
     async def _chart(self, ctx: Context, doc: TableDoc, state: GameState) -> None:
         """Attach the score chart to the final message (after the save: drawn once per game)."""
@@ -365,6 +397,49 @@ def _sitting_out(state: GameState, dealer: int) -> int | None:
     active = active_seats(state.rules, state.players, dealer)
     out = [s for s in range(state.players) if s not in active]
     return out[0] if out else None
+
+
+def _moved_alone(ctx: Context, seat: int, seat_doc: SeatDoc, before: GameState, state: GameState) -> bool:
+    """Whether the seat's player made this command's first move (they pressed or typed it: they know what
+    they did) and the hand changed only by what they did: when they act again now, nobody else moved in
+    between; when someone else acts now (computers may have moved after them), no card came into the hand.
+    """
+    if seat_doc.user is None or ctx.user.key != seat_doc.user or before.deal_number != state.deal_number:
+        return False
+    doc = ctx.require_doc()
+    added = doc.game.actions[ctx.actions_at_load :] if doc.game is not None else []
+    if not added:
+        return False
+    seats = [decode_action(a)[0] for a in added]
+    if seats[0] != seat:
+        return False
+    if state.deal.to_act == seat:
+        return all(s == seat for s in seats)
+    return not state.deal.hands[seat] & ~before.deal.hands[seat]
+
+
+def _only_received(ctx: Context, seat: int, before: GameState, state: GameState) -> bool:
+    """Whether the seat's hand only gained cards given to it (the declarer's gives) and nothing else
+    happened to it privately: it shows every card it held, and its next notifying hand (its turn comes
+    within a move or two) shows the new ones with who gave them (`_gifts_not_shown`)."""
+    if before.deal.hands[seat] & ~state.deal.hands[seat]:
+        return False
+    private = [e for e in ctx.events if e.audience == seat]
+    return bool(private) and all(e.kind == ev.CARD_GIVEN for e in private)
+
+
+def _gifts_not_shown(t: Translator, names: list[str], state: GameState, seat: int) -> list[str]:
+    """ "X gave you Q♠" for the cards given to the seat this deal, until it plays its first card: its hand
+    was not redrawn when they came (`_only_received`)."""
+    notes: list[str] = []
+    for giver, action in state.actions_this_deal():
+        if giver == seat and type(action) is Play:
+            return []
+        if type(action) is Give:
+            for target, card in action.cards:
+                if target == seat:
+                    notes.append(t._("{name} gave you {card}").format(name=names[giver], card=t.card(card)))
+    return notes
 
 
 def _since_deal_start(events: list[Event], state: GameState) -> list[Event]:

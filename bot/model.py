@@ -159,6 +159,15 @@ class Message:
     them in the other order). A new table in a chat whose previous table expired starts again at 1; its
     first message under any key is a `notify` one."""
 
+    series: str | None = None
+    """Hands of one deal are one series. A notifying hand replaces the previous one of its key; an adapter
+    that pays a call per deletion may leave the replaced ones of the series on screen and delete them all
+    at once when a hand of another series (the next deal, the next game) replaces them."""
+    replaceable: bool = False
+    """A hand that changed only by its owner's own move, shown to them after the move while someone else
+    must act now: their next notifying hand replaces it anyway, and the move is in that one. An adapter
+    whose every call counts against a budget (Telegram) may leave the pressed message as it is."""
+
     @property
     def body(self) -> str:
         """`text` without the heading."""

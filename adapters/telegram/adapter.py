@@ -128,11 +128,14 @@ class TelegramAdapter:
         refs_ttl: float = 365 * 24 * 3600,
         web: WebAppButtons | None = None,
         link_secret: str | None = None,
+        paid_broadcast: bool = False,
     ) -> None:
         """The turn timers are the runtime's: it hands what they cause to `deliver`. `web`: the web
         table's Open table buttons (`adapters.telegram.webapp`). `link_secret` signs the deep links
-        (LINK_SECRET; unset: a key derived from the bot token, see `reach.link_key`)."""
+        (LINK_SECRET; unset: a key derived from the bot token, see `reach.link_key`). `paid_broadcast`:
+        sends use Telegram's paid broadcasts (`TELEGRAM_PAID_BROADCAST`)."""
         self.web = web
+        self.paid_broadcast = paid_broadcast
         self.runner = runner
         self.store = store
         self.clock: Clock = clock or SystemClock()
@@ -188,6 +191,7 @@ class TelegramAdapter:
             clock=self.clock.now,
             metrics=self.metrics,
             refs_ttl=self.refs_ttl,
+            paid_broadcast=self.paid_broadcast,
             on_private_lost=self._private_lost,
             on_group_lost=self._group_lost,
             on_chat_migrated=self._send_migrated,

@@ -12,7 +12,7 @@ updates of one chat are handled in order, different chats at once (`ChatOrderedP
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -21,7 +21,7 @@ from telegram.request import BaseRequest
 
 from adapters.telegram.adapter import ALLOWED_UPDATES, TelegramAdapter
 from adapters.telegram.clock import Clock, SystemClock
-from adapters.telegram.limits import SendLimits
+from adapters.telegram.limits import PAID_BROADCAST_RATE, SendLimits
 from adapters.telegram.processor import ChatOrderedProcessor
 from adapters.telegram.ratelimit import SharedRateLimiter
 from adapters.telegram.webapp import WebAppButtons
@@ -62,6 +62,10 @@ class TelegramBot:
         """`request`/`updates_request`: PTB transports (tests hand in the fake's in-process one)."""
         self.runtime = runtime
         self.clock: Clock = clock or SystemClock()
+        paid = runtime.settings.telegram_paid_broadcast
+        if paid:
+            # Paid broadcasts lift the bot-wide 30/s to 1000/s (per chat and per group limits stay).
+            limits = replace(limits or SendLimits(), overall=(PAID_BROADCAST_RATE, 1.0))
         self.limiter = SharedRateLimiter(
             runtime.store,
             token.split(":", 1)[0],
@@ -92,6 +96,7 @@ class TelegramBot:
             refs_ttl=refs_ttl,
             web=WebAppButtons.from_settings(runtime.settings),
             link_secret=_link_secret(runtime),
+            paid_broadcast=paid,
         )
         self.adapter.install(self.application)
         self._started = False

@@ -92,6 +92,8 @@ class RouteStats:
     sender_private: int = 0
     notes: int = 0
     dropped: int = 0
+    skipped: int = 0
+    """Hands of a mover left as pressed (`Message.replaceable`)."""
     by_kind: dict[str, int] = field(default_factory=dict)
 
 
@@ -164,6 +166,11 @@ class Dispatcher:
             elif isinstance(audience, Private):
                 if not self._ours(audience.user.platform):
                     continue
+                if message.replaceable:
+                    # The mover's hand after their move: the press is answered, the move shows in the
+                    # group's table and in their next hand, which replaces this one (a call saved per move).
+                    self.stats.skipped += 1
+                    continue
                 self.stats.private += 1
                 self.outbox.put(self._private(int(audience.user.user_id), message))
             elif isinstance(audience, Sender):
@@ -191,6 +198,7 @@ class Dispatcher:
             silent=not message.notify,
             version=message.version,
             priority=priority(message),
+            series=message.series,
         )
 
     async def _to_sender(

@@ -76,6 +76,10 @@ Answers to button presses, deletions, chat actions and reads do not."""
 _PART: Final = re.compile(r"\s*(chat|group|global)\s*=\s*(\d+)\s*/\s*(\d+(?:\.\d+)?)\s*")
 
 
+PAID_BROADCAST_RATE: Final = 1000
+"""Messages a second a bot may send with `allow_paid_broadcast` (0.1 Telegram Stars each)."""
+
+
 def is_budgeted(endpoint: str) -> bool:
     return endpoint.lower() in BUDGETED_METHODS
 

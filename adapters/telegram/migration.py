@@ -19,14 +19,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from adapters.telegram.inbound import PLATFORM
-from adapters.telegram.outbox import chat_scope
+from adapters.telegram.outbox import PILE_SUFFIX, chat_scope
 from bot.storage import Store
 
 __all__ = ["forget_group_refs", "rekey_hands"]
 
 
 async def rekey_hands(store: Store, old_chat: int, new_chat: int, users: Iterable[str], *, ttl: float) -> int:
-    """Copy the players' hand references from the old table id to the new one; how many were copied."""
+    """Copy the players' hand references (and the replaced hands still on screen) from the old table id to
+    the new one; how many hand references were copied."""
     old_name, new_name = f"hand:{PLATFORM}:{old_chat}", f"hand:{PLATFORM}:{new_chat}"
     moved = 0
     for user in users:
@@ -41,6 +42,10 @@ async def rekey_hands(store: Store, old_chat: int, new_chat: int, users: Iterabl
         if new_name not in refs:
             await store.set_ref(scope, new_name, value, ttl_seconds=ttl)
             moved += 1
+        pile = refs.get(old_name + PILE_SUFFIX)
+        if pile is not None and new_name + PILE_SUFFIX not in refs:
+            # The replaced hands of the deal still on screen go with the next deal's hand as before.
+            await store.set_ref(scope, new_name + PILE_SUFFIX, pile, ttl_seconds=ttl)
     return moved
 
 

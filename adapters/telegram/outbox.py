@@ -63,6 +63,10 @@ KEEP_REFS: Final = 48
 QUEUE_LIMIT: Final = 32
 """Messages waiting per chat; beyond, the least urgent, oldest unkeyed one is dropped."""
 _PINNED_REFS: Final = frozenset({"dm"})
+PILE_SUFFIX: Final = "~old"
+"""Reference name (after the key) of the replaced messages of a series still on screen."""
+MAX_PILE: Final = 100
+"""Message ids one deleteMessages call takes (Telegram's limit)."""
 
 LostHandler = Callable[[int], Coroutine[Any, Any, None]]
 MigratedHandler = Callable[[int, int], Coroutine[Any, Any, None]]
@@ -130,6 +134,10 @@ class Op:
     """`URGENT` goes first, then `NORMAL`, then `INFO`; None: `NORMAL` for a keyed message, `INFO` for
     an unkeyed one."""
 
+    series: str | None = None
+    """`Message.series`: in a private chat, the messages this one replaces stay until another series
+    replaces them, then go together in one deleteMessages."""
+
     @property
     def rank(self) -> int:
         if self.priority is not None:
@@ -158,6 +166,8 @@ class DeliveryStats:
     """Unkeyed messages dropped from a full queue."""
     preempted: int = 0
     """Sends that, waiting for the budget, gave way to a more urgent message (and were sent later)."""
+    batches: int = 0
+    """deleteMessages calls (replaced hands of a finished deal)."""
 
 
 @dataclass(slots=True)
@@ -183,6 +193,7 @@ class Outbox:
         clock: Callable[[], float],
         metrics: Metrics | None = None,
         refs_ttl: float = 365 * 24 * 3600,
+        paid_broadcast: bool = False,
         on_private_lost: LostHandler | None = None,
         on_group_lost: LostHandler | None = None,
         on_chat_migrated: MigratedHandler | None = None,
@@ -192,6 +203,8 @@ class Outbox:
         self.clock = clock
         self.metrics = metrics
         self.refs_ttl = refs_ttl
+        self.paid: dict[str, Any] = {"allow_paid_broadcast": True} if paid_broadcast else {}
+        """Passed to every send: Telegram's paid broadcasts (`TELEGRAM_PAID_BROADCAST`)."""
         self.on_private_lost = on_private_lost
         self.on_group_lost = on_group_lost
         self.on_chat_migrated = on_chat_migrated
@@ -337,7 +350,9 @@ class Outbox:
         try:
             while chat.queue or chat.deletions:
                 if not chat.queue:
-                    await self._clean_up(chat_id, chat.deletions.pop(0))
+                    ids = list(chat.deletions)
+                    chat.deletions.clear()
+                    await self._clean_up(chat_id, ids)
                     continue
                 op = self._take(chat)
                 try:
@@ -456,6 +471,8 @@ class Outbox:
                 return
             if old.kind == "text" and content.kind == "text" and await self._edit(op, chat, old):
                 await self._remember(scope, op.key, old.message_id, content, refs, op.version)
+                if op.series is not None and op.chat_id > 0:
+                    await self._retire(op, chat, scope, refs, None)
                 return
         message_id = await self._post(op, chat)
         displaced = await self._remember(scope, op.key, message_id, content, refs, op.version)
@@ -471,9 +488,32 @@ class Outbox:
                 await self._delete(op.chat_id, message_id)
             else:
                 await self._delete(op.chat_id, displaced.message_id)
-        if old is not None and old.message_id != message_id and one_message:
+        if op.series is not None and op.chat_id > 0:
+            replaced = old.message_id if old is not None and old.message_id != message_id else None
+            await self._retire(op, chat, scope, refs, replaced)
+        elif old is not None and old.message_id != message_id and one_message:
             # Deleted once nothing more urgent waits: the new message is out, the old one can wait.
             chat.deletions.append(old.message_id)
+
+    async def _retire(
+        self, op: Op, chat: _Chat, scope: str, refs: dict[str, str], replaced: int | None
+    ) -> None:
+        """A hand replaced by a newer one of its series stays on screen (its buttons answer as stale);
+        when a hand of another series comes, every replaced one goes, in one deleteMessages call once
+        nothing more urgent waits. The ids waiting live in the chat's references (`<key>~old`), so
+        whichever process posts next finds them."""
+        assert op.key is not None and op.series is not None
+        name = op.key + PILE_SUFFIX
+        series, waiting = _decode_pile(refs.get(name))
+        if replaced is not None:
+            waiting.append(replaced)
+        if series != op.series or len(waiting) >= MAX_PILE:
+            chat.deletions.extend(i for i in waiting if i not in chat.deletions)
+            waiting = []
+        value = _encode_pile(op.series, waiting)
+        if refs.get(name) != value:
+            await self.store.set_ref(scope, name, value, ttl_seconds=self.refs_ttl)
+            refs[name] = value
 
     async def _edit(self, op: Op, chat: _Chat, old: Ref) -> bool:
         """Edit the text message behind the key; False when it is gone (then a new one is posted)."""
@@ -515,6 +555,7 @@ class Outbox:
                 reply_markup=c.markup,
                 disable_notification=op.silent,
                 **self._limits(op, chat),
+                **self.paid,
             )
         else:
             name, data = c.document or ("file.bin", b"")
@@ -526,6 +567,7 @@ class Outbox:
                 reply_markup=c.markup,
                 disable_notification=op.silent,
                 **self._limits(op, chat),
+                **self.paid,
             )
         chat.started = True
         self.stats.sent += 1
@@ -542,6 +584,7 @@ class Outbox:
                 ReplyParameters(op.reply_to, allow_sending_without_reply=True) if op.reply_to else None
             ),
             **self._limits(op, chat),
+            **self.paid,
         )
         chat.started = True
         self.stats.sent += 1
@@ -554,13 +597,23 @@ class Outbox:
             return  # already gone (the user deleted it) or too old to delete: nothing to do
         self.stats.deleted += 1
 
-    async def _clean_up(self, chat_id: int, message_id: int) -> None:
-        """A deferred deletion: trouble is logged (the old message stays on screen), the queue goes on."""
-        try:
-            await self._delete(chat_id, message_id)
-        except TelegramError as exc:
-            self._error(exc)
-            log.info("old message %s in chat %s not deleted: %s", message_id, chat_id, exc)
+    async def _clean_up(self, chat_id: int, message_ids: list[int]) -> None:
+        """Deferred deletions, all at once: one deleteMessages call for up to `MAX_PILE` messages of the
+        chat (Telegram skips ids already gone). Trouble is logged (the old messages stay on screen), the
+        queue goes on."""
+        for start in range(0, len(message_ids), MAX_PILE):
+            ids = sorted(set(message_ids[start : start + MAX_PILE]))
+            try:
+                if len(ids) == 1:
+                    await self._delete(chat_id, ids[0])
+                    continue
+                await self.bot.delete_messages(chat_id, ids)
+            except TelegramError as exc:
+                self._error(exc)
+                log.info("old messages %s in chat %s not deleted: %s", ids, chat_id, exc)
+                continue
+            self.stats.deleted += len(ids)
+            self.stats.batches += 1
 
     async def _remember(
         self,
@@ -583,7 +636,11 @@ class Outbox:
     async def _prune(self, scope: str, refs: dict[str, str]) -> None:
         """Forget the oldest references of a chat (messages of long-finished deals)."""
         aged = sorted(
-            ((Ref.decode(v), k) for k, v in refs.items() if k not in _PINNED_REFS),
+            (
+                (Ref.decode(v), k)
+                for k, v in refs.items()
+                if k not in _PINNED_REFS and not k.endswith(PILE_SUFFIX)
+            ),
             key=lambda pair: pair[0].written if pair[0] is not None else 0.0,
         )
         for _, name in aged[: max(0, len(aged) - KEEP_REFS)]:
@@ -602,6 +659,18 @@ def _same(a: Op, b: Op) -> bool:
         and x.document == y.document
         and (x.markup.to_dict() if x.markup else None) == (y.markup.to_dict() if y.markup else None)
     )
+
+
+def _decode_pile(value: str | None) -> tuple[str | None, list[int]]:
+    """`series|id,id,...`: the series of the key's current message and the replaced ones still shown."""
+    if not value:
+        return None, []
+    series, _, ids = value.rpartition("|")
+    return series or None, [int(i) for i in ids.split(",") if i.isdigit()]
+
+
+def _encode_pile(series: str, ids: list[int]) -> str:
+    return f"{series}|{','.join(map(str, ids))}"
 
 
 def _newer(version: int | None, than: int | None) -> bool:

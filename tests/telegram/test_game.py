@@ -75,12 +75,14 @@ async def test_a_game_played_through_telegram(rig: Rig, preset: str, humans: int
         chat.id,
         str(chat.id),
     )
-    # Everyone's private chat holds one hand message (each new one replaced the last), and every private
-    # message names the group's game first.
+    # Everyone's private chat holds no hand any more: the hands replaced during a deal went with the next
+    # deal's, the last one says the game is over (no buttons); every private message names the game first.
     heading = f"🃏 Game in «{chat.title}»"
     for person in people:
         hands = [m for m in fake.messages(person) if m.content.startswith(f"{heading}\nYour hand")]
-        assert len(hands) == 1
+        assert not hands
+        over = [m for m in fake.messages(person) if m.content == f"{heading}\nThe game is over."]
+        assert len(over) == 1 and not over[0].callback_data
         assert all(m.content.startswith(heading) for m in fake.messages(person) if m.callback_data)
 
 

@@ -75,7 +75,7 @@ async def test_a_restarted_process_goes_on_with_the_game(rig: Rig) -> None:
     assert fake.message(chat, tables_before[0]).history
     await table.play_out()
     assert (await table.doc()).status == "finished"
-    assert len(await _actions(table)) == table.moves
+    assert len(await _actions(table)) == table.moves + await table.played_for_them()
     assert fake.stats.too_many_requests == 0 and rig.watch.leaks == []
 
 
@@ -144,7 +144,7 @@ async def test_two_webhook_processes_on_one_redis(redis_url: str, redis_prefix: 
         assert {i for i, _ in balancer.forwarded} == {0, 1}
         assert sum(b.adapter.updates for b in rig.bots) == len(ids)
         # Every move the people made was applied once: none lost, none doubled.
-        assert len(await _actions(table)) == table.moves
+        assert len(await _actions(table)) == table.moves + await table.played_for_them()
         assert all(a.status == 200 for a in fake.webhook_attempts)
         assert fake.stats.too_many_requests == 0 and rig.watch.leaks == []
     finally:
@@ -232,7 +232,7 @@ async def test_thousand_telegram_killed_mid_deal_and_started_again(
             assert (await table.doc()).status == "finished"
             second.send_signal(signal.SIGTERM)
             assert await asyncio.wait_for(second.wait(), 30) == 0, log.read_text()[-3000:]
-    assert len(await _actions(table)) == table.moves
+    assert len(await _actions(table)) == table.moves + await table.played_for_them()
     seats = {decode_action(a)[0] for a in await _actions(table)}
     assert seats == {0, 1, 2}
     assert fake.stats.too_many_requests == 0 and rig.watch.leaks == []

@@ -32,7 +32,7 @@ from bot.ops.runtime import Runtime
 from bot.render import give_order
 from bot.service import Service
 from bot.settings import Settings
-from bot.snapshot import GameCache
+from bot.snapshot import GameCache, GameSpec, decode_action
 from bot.storage import MemoryStore, Store
 from bot.table import TableDoc
 from core.actions import (
@@ -100,6 +100,20 @@ def settings(**overrides: Any) -> Settings:
 # --------------------------------------------------------------------------- the watch
 
 
+COUNTED_METHODS = frozenset(
+    {
+        "sendmessage",
+        "sendphoto",
+        "senddocument",
+        "editmessagetext",
+        "editmessagereplymarkup",
+        "deletemessage",
+        "deletemessages",
+    }
+)
+"""What a move costs in Bot API calls (issue 13): every send, edit and deletion; answers to presses not."""
+
+
 @dataclass
 class GroupCall:
     method: str
@@ -127,6 +141,9 @@ class Watch:
     quiet_since: float = 0.0
     private_by_deal: Counter[int] = field(default_factory=Counter)
     """Private sends and edits by the deal the table was in (when one group is watched)."""
+    counted_by_deal: Counter[int] = field(default_factory=Counter)
+    """Every message call (sends, edits, deletions; `COUNTED_METHODS`) in any chat, by the deal the watched
+    group's table was in (when one group is watched): the calls a move costs."""
 
     def install(self) -> None:
         original = self.fake.handle
@@ -147,6 +164,10 @@ class Watch:
                 self.timeline.append(
                     (self.clock(), method.lower(), str(params.get("chat_id")), response.status)
                 )
+            if method.lower() in COUNTED_METHODS and len(self.groups) == 1:
+                doc, state = await self._state(next(iter(self.groups)))
+                if doc is not None and state is not None and doc.status != "lobby":
+                    self.counted_by_deal[state.deal.number] += 1
             if response.status == 200 and method.lower() in BUDGETED_METHODS:
                 await self._seen(method.lower(), params, response)
             return response
@@ -420,6 +441,20 @@ class Table:
         if doc.game is None:
             return doc, None
         return doc, self.cache.state(doc.serial, doc.game.spec, doc.game.actions)
+
+    async def played_for_them(self) -> int:
+        """Stored actions nobody pressed or typed: last cards, which play themselves."""
+        doc = await self.doc()
+        if doc.game is None:
+            return 0
+        state = GameSpec.from_json(doc.game.spec).start()
+        count = 0
+        for text in doc.game.actions:
+            seat, action = decode_action(text)
+            last = type(action) is Play and state.deal.hands[seat].bit_count() == 1
+            count += last and len(state.legal_actions(seat)) == 1  # not when conceding was open too
+            state, _ = state.apply(seat, action)
+        return count
 
     def hand_message(self, user: FakeUser) -> FakeMessage | None:
         """The hand message the user sees in the private chat (the newest with this table's buttons)."""

@@ -30,6 +30,8 @@ MAX_CAPTION = 1024
 MAX_CALLBACK_ANSWER = 200
 MAX_UPLOAD = 50 * 1024 * 1024
 DELETE_WINDOW = 48 * 3600
+MAX_DELETE_MESSAGES = 100
+"""Message ids one deleteMessages call takes."""
 """Seconds after which a message can no longer be deleted (in groups and private chats alike)."""
 _QUERY_TOO_OLD = "query is too old and response timeout expired or query ID is invalid"
 _NOT_MODIFIED = (
@@ -107,6 +109,7 @@ class BotApi:
             "editMessageCaption": self.edit_message_caption,
             "editMessageReplyMarkup": self.edit_message_reply_markup,
             "deleteMessage": self.delete_message,
+            "deleteMessages": self.delete_messages,
             "answerCallbackQuery": self.answer_callback_query,
             "sendDocument": self.send_document,
             "sendPhoto": self.send_photo,
@@ -412,6 +415,7 @@ class BotApi:
         message = self.world.add_message(
             chat, self.world.bot, text=text, entities=entities, reply_markup=markup, reply_to=reply_to
         )
+        message.silent = p.flag("disable_notification")
         return message.to_api()
 
     async def edit_message_text(self, p: Params) -> object:
@@ -454,6 +458,45 @@ class BotApi:
             raise ApiError.bad_request("message can't be deleted")
         message.deleted = True
         self.world.changed.notify()
+        return True
+
+    async def delete_messages(self, p: Params) -> object:
+        """Up to 100 messages of one chat in one call, as the Bot API server does it: ids it cannot find
+        (or already deleted) are skipped; a malformed list or more than 100 ids is refused whole; a message
+        it finds but may not delete (someone else's in a group without admin rights, older than 48 hours)
+        refuses the call and nothing is deleted."""
+        if not p.has("message_ids"):
+            raise ApiError.bad_request("message identifiers are not specified")
+        ids = p.json("message_ids", error="can't parse message_ids JSON object")
+        if not isinstance(ids, list):
+            raise ApiError.bad_request("expected an Array of message identifiers")
+        if len(ids) > MAX_DELETE_MESSAGES:
+            raise ApiError.bad_request("too many message identifiers specified")
+        numbers: list[int] = []
+        for value in ids:
+            if isinstance(value, bool) or not isinstance(value, int | str):
+                raise ApiError.bad_request("message identifier must be a Number")
+            try:
+                number = int(value)
+            except ValueError:
+                raise ApiError.bad_request("can't parse message identifier as a Number") from None
+            if number <= 0:
+                raise ApiError.bad_request("invalid message identifier specified")
+            numbers.append(number)
+        chat = self.chat(p)
+        self.ensure_present(chat)
+        found = [
+            m for m in (self.world.find_message(chat, n) for n in numbers) if m is not None and not m.deleted
+        ]
+        for message in found:
+            if chat.is_group and not message.from_bot and chat.bot_status != "administrator":
+                raise ApiError.bad_request("message can't be deleted")
+            if self.world.date() - message.date >= DELETE_WINDOW:
+                raise ApiError.bad_request("message can't be deleted")
+        for message in found:
+            message.deleted = True
+        if found:
+            self.world.changed.notify()
         return True
 
     async def answer_callback_query(self, p: Params) -> object:

@@ -173,6 +173,8 @@ class FakeMessage:
     edit_date: int | None = None
     history: list[MessageVersion] = field(default_factory=list)
     deleted: bool = False
+    silent: bool = False
+    """Sent with disable_notification: the recipient is not notified (a test's view; not in the API)."""
 
     @property
     def from_bot(self) -> bool:
