@@ -2,7 +2,7 @@
 pages' event streams open, so the service knows them present), a move costs at most 0.4 Bot API calls
 on average (sends, edits, deletions: everything but reads; what remains is the group's table message in
 compact mode); the same moves with the pages closed cost the hand messages too (the control). Measured:
-0.38 a move with the pages open, 2.33 with them closed (40 moves of a polish deal)."""
+0.40 a move with the pages open, 1.40 with them closed (40 moves of a polish game)."""
 
 from __future__ import annotations
 
@@ -113,4 +113,4 @@ async def test_closed_pages_get_their_hands_as_before(web_rig: Rig) -> None:
     made, calls = await _play(web_rig, pages=False, moves=40)
     assert made >= 30
     print(f"pages closed: {calls} Bot API calls for {made} moves ({calls / made:.2f} a move)")
-    assert calls / made > 0.6, (calls, made)
+    assert calls / made > 1.0, (calls, made)
