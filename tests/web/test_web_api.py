@@ -214,10 +214,29 @@ async def test_origin_size_and_session_checks(rig: Rig) -> None:
 async def test_rate_limit(rig: Rig) -> None:
     from adapters.web.security import RateLimiter
 
-    rig.web.limiter = RateLimiter(rate=20, burst=40)
+    rig.web.limiter = RateLimiter(rate=1, burst=10)  # the burst runs out whatever the machine's speed
     await open_game(rig)
     session = (await rig.session_by_link(HUMANS[0]))["session"]
     statuses = [
         (await rig.client.get("/api/view", params={"session": str(session)})).status for _ in range(60)
     ]
     assert statuses.count(429) > 0 and statuses[0] == 200
+
+
+async def test_the_table_from_the_hand_button_or_the_players_only_table(rig: Rig) -> None:
+    """The private hand's web_app button puts the start payload in the page URL (no start_param in
+    initData): the page sends it as `start`. Without either, the one live table the player sits at."""
+    await open_game(rig)
+    start = rig.web.signer.start_payload(GROUP.key)
+    for body in ({"init_data": init_data(101), "start": start}, {"init_data": init_data(101)}):
+        r = await rig.client.post("/api/session", json=body, headers=rig.headers())
+        assert r.status == 200, await r.text()
+        data = await r.json()
+        assert (data["table"], data["seat"]) == (GROUP.key, 1)
+    # Somebody at no table, with no start payload: nothing to open.
+    r = await rig.client.post("/api/session", json={"init_data": init_data(555)}, headers=rig.headers())
+    assert r.status == 404 and (await r.json())["error"]
+    # A start payload that was not signed here: refused, even with genuine initData.
+    forged = {"init_data": init_data(101), "start": start[:-1] + ("0" if start[-1] != "0" else "1")}
+    r = await rig.client.post("/api/session", json=forged, headers=rig.headers())
+    assert r.status == 403
