@@ -254,8 +254,8 @@
     if (v.finished) {
       text = S("game_over");
       if (v.winner && v.winner.length) text += " — " + S("winner", { names: v.winner.map(nameOf).join(", ") });
-    } else if (!mine && v.to_act >= 0 && v.status === "game") {
-      text = (text ? text + " " : "") + S("waiting_for", { name: nameOf(v.to_act) });
+    } else if (!mine && !text && v.to_act >= 0 && v.status === "game") {
+      text = S("waiting_for", { name: nameOf(v.to_act) });
     }
     if (mine && pickKind(v)) text = (v.prompt ? v.prompt + " " : "") + pickHint(v);
     p.textContent = text;
@@ -408,7 +408,9 @@
     const rows = (v.scores || []).map((totals, i) => h("tr", {}, h("td", { text: String(i + 1) }), ...totals.map((t) => h("td", { text: String(t) }))));
     const total = h("tr", { class: "total" }, h("td", { text: S("total") }), ...v.seats.map((s) => h("td", { text: String(s.total) })));
     const table = h("table", {}, h("thead", {}, head), h("tbody", {}, ...rows, total));
-    body.replaceChildren(table, h("div", { class: "label", text: S("chart") }), chart(v.scores || [], n), legend(v));
+    // The chart once a deal is scored (before, it would be empty axes).
+    if (v.scores && v.scores.length) body.replaceChildren(table, h("div", { class: "label", text: S("chart") }), chart(v.scores, n), legend(v));
+    else body.replaceChildren(table);
   }
 
   function legend(v) {

@@ -33,10 +33,14 @@ def private_to(state: GameState, seat: int | None) -> set[int]:
     return private
 
 
-# Every text and attribute value of the page (SVG titles included), payloads read as payloads.
+# Every text node and attribute value of the page (SVG titles included), each on its own (a card is
+# never made of two elements' texts run together), payloads read as payloads.
 DOM = """
 () => {
-  const out = [["text", document.body.textContent, false]];
+  const out = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode())
+    if (n.nodeValue.trim()) out.push([n.parentNode.nodeName + " text", n.nodeValue, false]);
   const skip = new Set(["class", "d", "transform", "viewBox", "points", "href", "src", "rel", "role"]);
   for (const el of document.querySelectorAll("*"))
     for (const a of el.attributes)
@@ -145,6 +149,10 @@ async def test_three_pages_play_a_whole_deal_by_taps(room: Room, preset: str) ->
     assert state.deal_number != first_deal or state.finished
     # The spectator saw the trick cards as they were played, never a hand.
     assert await spectator.page.locator("#hand button").count() == 0
+    # The deal is on every page's score sheet (a row and the total) and chart (a line per player).
+    for tab in room.tabs:
+        assert await tab.page.locator("#sheet-body tbody tr").count() == 2
+        assert await tab.page.locator("#sheet-body svg.chart polyline").count() == 3
     # Every page followed the deal by its event stream (the checks above read those messages too).
     for tab in room.tabs:
         assert tab.seen.events >= moves, (tab.seen.events, moves)
