@@ -1,7 +1,8 @@
 """Headers and checks every answer of the web table gets: the CSP, origin checks, body and rate limits.
 
 The page is a Telegram Mini App inside Telegram's frame, so `frame-ancestors` lists Telegram's web
-clients; everything else is same-origin only and no inline script can run (docs/WEB.md).
+clients; the one external thing a page may load is Telegram's `telegram-web-app.js` (script-src names
+that file exactly); everything else is same-origin only and no inline script can run (docs/WEB.md).
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
+TELEGRAM_SCRIPT: Final = "https://telegram.org/js/telegram-web-app.js"
 CSP: Final = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    f"default-src 'none'; script-src 'self' {TELEGRAM_SCRIPT}; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; "
     "frame-ancestors 'self' https://web.telegram.org https://*.telegram.org"
 )

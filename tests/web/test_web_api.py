@@ -211,6 +211,26 @@ async def test_origin_size_and_session_checks(rig: Rig) -> None:
     assert "script-src 'self'" in csp and "'unsafe-inline'" not in csp and "'unsafe-eval'" not in csp
 
 
+async def test_csp_allows_telegrams_script_and_nothing_else_external(rig: Rig) -> None:
+    """script-src names Telegram's telegram-web-app.js exactly; no other directive names anything off the
+    server but frame-ancestors (Telegram's clients frame the Mini App)."""
+    for path in ("/", "/static/app.js", "/api/view?session=x", "/no-such-page"):
+        r = await rig.client.get(path)
+        directives = {
+            d.split()[0]: d.split()[1:] for d in r.headers["Content-Security-Policy"].split(";") if d.strip()
+        }
+        assert directives["script-src"] == ["'self'", "https://telegram.org/js/telegram-web-app.js"], path
+        assert directives["default-src"] == ["'none'"]
+        for name, sources in directives.items():
+            if name in ("script-src", "frame-ancestors"):
+                continue
+            assert all(s in ("'self'", "'none'", "data:") for s in sources), (name, sources)
+        assert all(
+            s == "'self'" or (s.startswith("https://") and s.endswith("telegram.org"))
+            for s in directives["frame-ancestors"]
+        )
+
+
 async def test_rate_limit(rig: Rig) -> None:
     from adapters.web.security import RateLimiter
 

@@ -3,7 +3,7 @@
 // label comes from the server (`strings` of the session answer, `label` and `prompt` of the view).
 "use strict";
 (function () {
-  const tg = window.Telegram && window.Telegram.WebApp ? window.Telegram.WebApp : null;
+  let tg = null; // Telegram's WebApp object, or the launch parameters of the URL fragment (telegram())
   const $ = (id) => document.getElementById(id);
   const state = { session: null, seat: null, strings: {}, view: null, picks: [], selected: null, busy: false, source: null };
 
@@ -24,6 +24,51 @@
     }
     for (const c of children) if (c !== null && c !== undefined) node.append(c);
     return node;
+  }
+
+  // ---- Telegram: its script, or the launch parameters it would have read ----
+  // Telegram opens a Mini App with its launch parameters in the fragment (#tgWebAppData=...&
+  // tgWebAppVersion=...); only then is https://telegram.org/js/telegram-web-app.js loaded (the CSP allows
+  // exactly that script), so link pages (Discord, terminal) never touch telegram.org. If the script does
+  // not come (blocked, offline, 404), initData and the theme are read from the fragment as it would have.
+  const TG_SCRIPT = "https://telegram.org/js/telegram-web-app.js";
+  const TG_WAIT_MS = 5000;
+  function launchParams() {
+    const hash = new URLSearchParams(location.hash.replace(/^#/, ""));
+    const query = new URLSearchParams(location.search);
+    const launched = [...hash.keys()].some((k) => k.startsWith("tgWebApp")) || query.has("tgWebAppStartParam");
+    return launched ? hash : null;
+  }
+  function loadScript(src, ms) {
+    return new Promise((resolve) => {
+      const s = document.createElement("script");
+      const timer = setTimeout(() => resolve(false), ms);
+      s.src = src;
+      s.async = true;
+      s.onload = () => { clearTimeout(timer); resolve(true); };
+      s.onerror = () => { clearTimeout(timer); resolve(false); };
+      document.head.append(s);
+    });
+  }
+  function fromFragment(hash) {
+    let themeParams = {};
+    try { themeParams = JSON.parse(hash.get("tgWebAppThemeParams") || "{}") || {}; } catch (e) { themeParams = {}; }
+    const bg = /^#([0-9a-f]{6})$/i.exec(themeParams.bg_color || "");
+    let colorScheme = "light";
+    if (bg) {
+      const n = parseInt(bg[1], 16);
+      const luma = 0.299 * (n >> 16) + 0.587 * ((n >> 8) & 255) + 0.114 * (n & 255);
+      colorScheme = luma < 120 ? "dark" : "light";
+    }
+    return { initData: hash.get("tgWebAppData") || "", themeParams, colorScheme };
+  }
+  async function telegram() {
+    const present = () => (window.Telegram && window.Telegram.WebApp ? window.Telegram.WebApp : null);
+    if (present()) return present();
+    const hash = launchParams();
+    if (!hash) return null;
+    if ((await loadScript(TG_SCRIPT, TG_WAIT_MS)) && present()) return present();
+    return fromFragment(hash);
   }
 
   // ---- Telegram: theme, buttons, haptics ----
@@ -451,6 +496,7 @@
   }
 
   async function start() {
+    tg = await telegram();
     if (tg) {
       applyTheme();
       tg.onEvent && tg.onEvent("themeChanged", applyTheme);

@@ -1,8 +1,10 @@
 """The browser tests' kit: Debian's chromium driven by Playwright against the real web server and Redis.
 
-Playwright's own browsers are never downloaded: the system's chromium is launched by path. Telegram's
-`telegram-web-app.js` cannot be loaded here, so a stand-in `window.Telegram.WebApp` is injected before the
-page's scripts run, carrying initData signed with the test bot token (the server validates it for real).
+Playwright's own browsers are never downloaded: the system's chromium is launched by path. The tests never
+reach the network: every request that is not to the test server is aborted and recorded (`Seen.external`),
+and `https://telegram.org/js/telegram-web-app.js` is answered with a stand-in of `window.Telegram.WebApp`
+that reads initData from the URL fragment as Telegram's script does (signed with the test bot token; the
+server validates it for real), or with a 404 (`telegram_script=False`: the page falls back to the fragment).
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
-from playwright.async_api import Browser, CDPSession, Page, Response
+from playwright.async_api import Browser, CDPSession, Page, Response, Route
 
 from adapters.web.app import WebTable
+from adapters.web.security import TELEGRAM_SCRIPT
 from adapters.web.telegram_auth import sign_init_data
 from bot.model import ChatRef, UserRef
 from bot.service import Service
@@ -51,7 +55,8 @@ DARK = {
     "secondary_bg_color": "#151e27",
 }
 
-# The stand-in of Telegram's WebApp object: what the page uses of it, recording every call.
+# The stand-in of Telegram's telegram-web-app.js: the WebApp object with what the page uses of it, initData
+# read from the URL fragment (#tgWebAppData=...) like the real script, recording every call.
 STAND_IN = """
 (() => {
   const calls = [];
@@ -70,7 +75,8 @@ STAND_IN = """
   };
   window.__tgCalls = calls;
   window.Telegram = { WebApp: {
-    initData: INIT_DATA, initDataUnsafe: {}, colorScheme: SCHEME, themeParams: THEME, platform: "android",
+    initData: new URLSearchParams(location.hash.slice(1)).get("tgWebAppData") || "",
+    initDataUnsafe: {}, colorScheme: SCHEME, themeParams: THEME, platform: "android",
     ready: rec("ready"), expand: rec("expand"), onEvent: rec("onEvent"),
     MainButton: button("MainButton"), BackButton: button("BackButton"),
     HapticFeedback: { impactOccurred: rec("impact"), notificationOccurred: rec("notification"),
@@ -91,13 +97,21 @@ def init_data(user: UserRef, start: str | None, *, lang: str = "en", token: str 
     return sign_init_data(fields, token)
 
 
-def stand_in(init: str, scheme: str = "light") -> str:
+def stand_in(scheme: str = "light") -> str:
     theme = DARK if scheme == "dark" else LIGHT
-    return (
-        STAND_IN.replace("INIT_DATA", json.dumps(init))
-        .replace("SCHEME", json.dumps(scheme))
-        .replace("THEME", json.dumps(theme))
-    )
+    return STAND_IN.replace("SCHEME", json.dumps(scheme)).replace("THEME", json.dumps(theme))
+
+
+def launch_fragment(init: str, scheme: str = "light") -> str:
+    """The launch parameters Telegram's clients put in the Mini App's URL fragment."""
+    theme = DARK if scheme == "dark" else LIGHT
+    params = {
+        "tgWebAppData": init,
+        "tgWebAppVersion": "8.0",
+        "tgWebAppPlatform": "android",
+        "tgWebAppThemeParams": json.dumps(theme, separators=(",", ":")),
+    }
+    return "#" + "&".join(f"{k}={quote(v, safe='')}" for k, v in params.items())
 
 
 @dataclass
@@ -107,6 +121,8 @@ class Seen:
     messages: list[str] = field(default_factory=list)
     events: int = 0
     bytes: int = 0
+    external: list[str] = field(default_factory=list)  # requests off the test server (aborted)
+    telegram_script: int = 0  # requests of telegram-web-app.js (answered by the test)
 
     def text(self) -> str:
         return "\n".join(self.messages)
@@ -150,9 +166,12 @@ class Room:
         init: str | None = None,
         live: bool = True,
         wait: bool = True,
+        telegram_script: bool = True,
     ) -> Tab:
-        """A page for `user` (a Discord/terminal-style link) or `telegram` (the stand-in WebApp with
-        initData, `init` when given verbatim); `live=False` cuts its event stream (a stale page)."""
+        """A page for `user` (a Discord/terminal-style link) or `telegram` (opened as Telegram does: launch
+        parameters with initData, `init` when given verbatim, in the fragment; Telegram's script answered
+        by the stand-in, or by a 404 when `telegram_script` is false); `live=False` cuts its event stream
+        (a stale page)."""
         context = await self.browser.new_context(
             viewport={"width": viewport[0], "height": viewport[1]},
             device_scale_factor=scale,
@@ -180,12 +199,26 @@ class Room:
                     seen.messages.append(await response.text())
 
         page.on("response", on_response)
+
+        async def off_server(route: Route) -> None:
+            seen.external.append(route.request.url)
+            await route.abort()
+
+        async def telegram_js(route: Route) -> None:
+            seen.telegram_script += 1
+            if telegram_script:
+                await route.fulfill(body=stand_in(scheme), content_type="text/javascript")
+            else:
+                await route.fulfill(status=404, body="not found", content_type="text/plain")
+
+        # The last route added wins: Telegram's script first, anything else off the test server aborted.
+        await context.route(re.compile(r"^(?!" + re.escape(self.base) + r"(/|$))"), off_server)
+        await context.route(TELEGRAM_SCRIPT, telegram_js)
         if not live:
             await page.route("**/api/events*", lambda route: route.abort())
         if telegram is not None:
             signed = init if init is not None else init_data(telegram, start, lang=lang)
-            await page.add_init_script(stand_in(signed, scheme))
-            url = self.base + "/" + (f"?t={start}" if start else "")
+            url = self.base + "/" + (f"?t={start}" if start else "") + launch_fragment(signed, scheme)
         else:
             assert user is not None
             url = self.web.link(self.harness.chat.key, user, lang, base=self.base)

@@ -67,7 +67,10 @@ async def room(redis_url: str) -> AsyncIterator[Room]:
     async with _pw.async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         try:
-            yield Room(service, web, base, browser, harness)
+            room = Room(service, web, base, browser, harness)
+            yield room
+            # No page asked for anything off the test server (Telegram's script is answered by the test).
+            assert [url for tab in room.tabs for url in tab.seen.external] == []
         finally:
             await browser.close()
     await server.close()

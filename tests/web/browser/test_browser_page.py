@@ -1,5 +1,6 @@
 """The page itself in chromium: its weight on first load, Telegram's theme and buttons (a stand-in of
-window.Telegram.WebApp with initData the server validates for real), and phone screenshots mid-trick.
+telegram-web-app.js, initData in the URL fragment the server validates for real), the fallback when that
+script does not load, the CSP in the browser, and phone screenshots mid-trick.
 
 `UPDATE_SCREENSHOTS=1` also writes the screenshots to docs/web-light.png and docs/web-dark.png (README).
 """
@@ -11,8 +12,10 @@ import os
 from pathlib import Path
 
 from browserkit import GROUP, HUMANS, Room, Tab, init_data
+from playwright.async_api import Route
 from tapper import tap
 
+from adapters.web.security import TELEGRAM_SCRIPT
 from adapters.web.strings import web_error
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
@@ -50,6 +53,9 @@ async def test_first_load_weighs_at_most_150_kb(room: Room) -> None:
     print(f"first load: {tab.seen.bytes} bytes transferred")
     assert 5_000 < tab.seen.bytes <= 150_000, tab.seen.bytes
     assert await tab.page.locator("#hand svg.card").count() == 7
+    # A link page (Discord, terminal) does not load Telegram's script at all.
+    assert tab.seen.telegram_script == 0 and tab.seen.external == []
+    assert await tab.page.evaluate("typeof window.Telegram") == "undefined"
 
 
 async def test_telegram_theme_buttons_and_a_give_by_taps(room: Room) -> None:
@@ -62,6 +68,7 @@ async def test_telegram_theme_buttons_and_a_give_by_taps(room: Room) -> None:
     assert await page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(33, 45, 59)"
     calls = await page.evaluate("window.__tgCalls.map((c) => c[0])")
     assert "ready" in calls and "expand" in calls
+    assert [t.seen.telegram_script for t in tabs] == [1, 1, 1]  # each loaded telegram-web-app.js
     # Polish strings and rank letters (D for the queen) from the catalogs.
     assert await page.inner_text("#sheet-title") == "Tabela wyników"
     # Play until the declarer must give a card to each of the others: pick a card, then a player.
@@ -86,6 +93,76 @@ async def test_telegram_theme_buttons_and_a_give_by_taps(room: Room) -> None:
     await room.settle(int(before) + 1)
     assert (await room.harness.state()).deal.phase != "exchange"
     assert not await giver.page.evaluate("Telegram.WebApp.MainButton.isVisible")
+
+
+async def test_without_telegrams_script_the_page_signs_in_from_the_url_fragment(room: Room) -> None:
+    await room.harness.open_table(HUMANS[:3])
+    start = room.web.signer.start_payload(GROUP.key)
+    # telegram-web-app.js answers 404: the page reads initData and the theme from #tgWebAppData=...
+    tab = await room.open(telegram=HUMANS[1], start=start, lang="pl", scheme="dark", telegram_script=False)
+    assert tab.seen.telegram_script == 1
+    assert await tab.page.evaluate("typeof window.Telegram") == "undefined"
+    await tab.page.wait_for_selector("#hand svg.card")
+    assert await tab.page.locator("#hand svg.card").count() == 7
+    assert await tab.page.inner_text("#sheet-title") == "Tabela wyników"  # initData's language_code
+    assert await tab.page.get_attribute(".seat.me", "data-seat") is not None  # seated as Bartek
+    assert "Bartek" in await tab.page.inner_text(".seat.me")
+    bg = await tab.page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert bg == "rgb(33, 45, 59)"  # tgWebAppThemeParams' bg_color
+    # The fragment is checked by the server as strictly as the script's initData: a forged one is refused.
+    forged = init_data(HUMANS[1], start, lang="pl", token="654321:another-bots-token")
+    bad = await room.open(
+        telegram=HUMANS[1], start=start, lang="pl", init=forged, telegram_script=False, wait=False
+    )
+    await bad.page.wait_for_selector("p.error")
+    assert await bad.page.inner_text("p.error") == web_error("pl", "web_auth")
+
+
+async def test_csp_lets_the_page_load_telegrams_script_and_nothing_else_external(room: Room) -> None:
+    await room.harness.open_table(HUMANS[:3])
+    tab = await room.open(HUMANS[0])
+    served: list[str] = []
+
+    async def script(route: Route) -> None:  # would serve any script the CSP let through
+        served.append(route.request.url)
+        await route.fulfill(body="window.__loaded = 1;", content_type="text/javascript")
+
+    for url in (
+        "https://example.com/x.js",
+        "https://telegram.org/js/other.js",
+        "https://cdn.telegram.org/x.js",
+    ):
+        await tab.page.route(url, script)
+    # Each script element settles on load or error; CSP violations are reported by the page itself.
+    outcome = await tab.page.evaluate(
+        """async (urls) => {
+          const blocked = [];
+          document.addEventListener("securitypolicyviolation", (e) => blocked.push(e.blockedURI));
+          const load = (src) => new Promise((resolve) => {
+            const s = document.createElement("script");
+            s.src = src;
+            s.onload = () => resolve("load");
+            s.onerror = () => resolve("error");
+            document.head.append(s);
+          });
+          const results = [];
+          for (const u of urls) results.push(await load(u));
+          await new Promise((r) => setTimeout(r, 50));
+          return { results, blocked, telegram: typeof window.Telegram };
+        }""",
+        [
+            TELEGRAM_SCRIPT,
+            "https://example.com/x.js",
+            "https://telegram.org/js/other.js",
+            "https://cdn.telegram.org/x.js",
+        ],
+    )
+    assert outcome["results"] == ["load", "error", "error", "error"], outcome
+    assert outcome["telegram"] == "object"  # the stand-in of telegram-web-app.js ran
+    assert sorted(outcome["blocked"]) == sorted(
+        ["https://example.com/x.js", "https://telegram.org/js/other.js", "https://cdn.telegram.org/x.js"]
+    )
+    assert served == [] and tab.seen.telegram_script == 1  # the blocked ones were never even requested
 
 
 async def test_forged_initdata_and_a_stale_move_are_refused_in_the_players_language(room: Room) -> None:
