@@ -47,6 +47,9 @@ __all__ = ["Outbox", "coalesce"]
 log = logging.getLogger("thousand.discord.delivery")
 
 PING = "@ping"
+LANG = "@lang"
+"""The channel's language as its last table message was posted in: turn pings are channel messages, so
+they are written in it (not in the pinged player's language) also when a call has no group message."""
 ANSWER_BY = 2.0
 """Seconds after an interaction arrived beyond which it is deferred before being answered."""
 _NO_MENTIONS = discord.AllowedMentions.none()
@@ -154,6 +157,8 @@ class _Planned:
     channel_id: int | None = None
     """The table's channel: one service call concerns one table, named by its group messages, else by
     the channel the interaction came from (None: a DM press or a timer without group messages)."""
+    language: str | None = None
+    """The channel's language, from the call's group messages (None when it has none)."""
     no_access: bool = False
     """A channel send was refused for missing access or permissions (50001, 50013)."""
 
@@ -190,7 +195,7 @@ class Outbox:
         for m in plan.group:
             await self._guarded(self._to_channel(m), plan)
         for m in plan.others:
-            await self._guarded(self._to_other(m, plan.channel_id), plan)
+            await self._guarded(self._to_other(m, plan.channel_id, plan.language), plan)
         if plan.no_access and reply is not None:
             # The game goes on (it is stored), but nobody sees it here: tell the one who acted why, in
             # their language (an answer to them carries it; else their Discord locale).
@@ -209,6 +214,7 @@ class Outbox:
                 if audience.chat.platform == PLATFORM:
                     plan.group.append(m)
                     plan.channel_id = _channel_of_table(audience.chat.key)
+                    plan.language = m.language
                 continue
             uid = _user_id(audience.user)
             if uid is None:
@@ -377,6 +383,8 @@ class Outbox:
         await self.refs.set_channel(channel_id, m.key, MessageRef(message_id, m.version).dump())
         if previous != m.key:
             await self.refs.set_channel(channel_id, marker, m.key)
+        if refs.get(LANG) != m.language:
+            await self.refs.set_channel(channel_id, LANG, m.language)
 
     async def _to_channel(self, m: Message) -> None:
         assert isinstance(m.audience, Group)
@@ -458,7 +466,7 @@ class Outbox:
 
     # --- other users --------------------------------------------------------------------------------
 
-    async def _to_other(self, m: Message, channel_id: int | None) -> None:
+    async def _to_other(self, m: Message, channel_id: int | None, channel_lang: str | None = None) -> None:
         assert isinstance(m.audience, Private)
         uid = _user_id(m.audience.user)
         if uid is None:
@@ -466,7 +474,7 @@ class Outbox:
         if channel_id is None:
             channel_id = await self._channel_of_user(uid)
         if m.kind == "hand":
-            await self._other_hand(uid, m, channel_id)
+            await self._other_hand(uid, m, channel_id, channel_lang)
             return
         if await self.refs.wants_dm(uid) and await self._dm(uid, m, None, channel_id=channel_id):
             return
@@ -477,9 +485,11 @@ class Outbox:
         if hand is not None and await self._followup(hand.token, render(m, in_place=True)):
             return
         if m.kind == "warning":
-            await self._ping(channel_id, uid, m.language, L.HURRY, turn=None)
+            await self._ping(channel_id, uid, channel_lang, L.HURRY, turn=None)
 
-    async def _other_hand(self, uid: int, m: Message, channel_id: int | None) -> None:
+    async def _other_hand(
+        self, uid: int, m: Message, channel_id: int | None, channel_lang: str | None
+    ) -> None:
         turn = _turn_of(m) if m.notify else None
         if await self.refs.wants_dm(uid) and await self._dm(uid, m, None, turn=turn, channel_id=channel_id):
             return  # a new DM notifies by itself
@@ -495,13 +505,18 @@ class Outbox:
             else:
                 await self.refs.forget_hand(uid, channel_id)
         if turn is not None:
-            await self._ping(channel_id, uid, m.language, L.YOUR_TURN, turn=turn)
+            await self._ping(channel_id, uid, channel_lang, L.YOUR_TURN, turn=turn)
 
-    async def _ping(self, channel_id: int, uid: int, lang: str, text: str, *, turn: str | None) -> None:
+    async def _ping(
+        self, channel_id: int, uid: int, lang: str | None, text: str, *, turn: str | None
+    ) -> None:
         """Mention the user in the channel once per turn, with the My hand button; the old ping goes.
 
-        `text` is one of the adapter's own msgids with a `{mention}` field, never service text."""
+        `text` is one of the adapter's own msgids with a `{mention}` field, never service text. A channel
+        message, so in the channel's language: `lang` (the call's group messages'), else the one its table
+        message was posted in, else English."""
         refs = await self.refs.channel(channel_id)
+        lang = lang or refs.get(LANG) or "en"
         old = refs.get(PING)
         old_id: int | None = None
         if old is not None:
@@ -665,4 +680,4 @@ class Outbox:
         if channel_id is None and reply is not None and not reply.in_dm:
             channel_id = reply.interaction.channel_id
         if channel_id is not None:
-            await self._ping(channel_id, uid, m.language, L.DM_CLOSED, turn=turn)
+            await self._ping(channel_id, uid, None, L.DM_CLOSED, turn=turn)
