@@ -79,14 +79,16 @@ async def test_every_legal_bid_and_contract_can_be_typed() -> None:
                 # Bid or fix the highest value now and then, so that contracts have a range too.
                 values = [a.value for a in legal if type(a) is type(action)]
                 action = type(action)(values[-1] if rng.random() < 0.2 else values[0])
-            await service.handle(_move_command(action, state, seat, user))
+            out = await service.handle(_move_command(action, state, seat, user))
+            assert not [m for m in out if m.kind == "error"], [m.text for m in out]  # a refused move stalls
         assert all(seen.values()), seen
     finally:
         await service.close()
 
 
 def _move_command(action: Action, state: GameState, seat: int, user: UserRef) -> Command:
-    """The typed command of a move of the auction and the exchange (and a first card)."""
+    """The typed command of a move of the auction and the exchange (and a first card); a give from the
+    player's private chat, as the channel refuses secret moves."""
     match action:
         case Bid(value):
             text = f"/bid {value}"
@@ -103,7 +105,8 @@ def _move_command(action: Action, state: GameState, seat: int, user: UserRef) ->
             text = f"/play {CARD_NAMES[card]}{' !' if declare else ''}"
         case _:
             text = "/" + type(action).__name__.lower()
-    command = parse_text(text, CHAT, user)
+    chat = ChatRef("dc", f"dm{user.user_id}", user.name, True) if isinstance(action, Give) else CHAT
+    command = parse_text(text, chat, user)
     assert command is not None
     return command
 
