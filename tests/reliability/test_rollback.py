@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 
 from fuzz_machine import typed_move
-from relkit import USERS, group, quiet_settings
+from relkit import PRIVATES, USERS, group, quiet_settings
 
 from bot.commands import parse_text
 from bot.handlers import Handlers
@@ -20,6 +20,7 @@ from bot.service import Service
 from bot.snapshot import GameCache
 from bot.storage import MemoryStore
 from bot.table import TableDoc
+from core.actions import Discard, Give
 from core.game import GameState
 
 START = 1_700_000_000.0
@@ -37,7 +38,8 @@ def _fresh(doc: TableDoc) -> GameState:
 
 
 async def _move(service: Service, store: MemoryStore, table_id: str, choice: int) -> None:
-    """The player to act makes their `choice`-th legal move (typed in the group)."""
+    """The player to act makes their `choice`-th legal move, typed in the group, or in their private chat
+    for a give or discard (the group refuses secret moves)."""
     doc = await _doc(store, table_id)
     state = _fresh(doc)
     seat = state.to_act
@@ -45,7 +47,8 @@ async def _move(service: Service, store: MemoryStore, table_id: str, choice: int
     legal = list(state.legal_actions(seat))
     action = legal[choice % len(legal)]
     who = next(u for u in USERS if u.key == doc.seats[seat].user)
-    command = parse_text(typed_move(action, state, seat), group(1), who)
+    chat = PRIVATES[USERS.index(who)] if isinstance(action, Give | Discard) else group(1)
+    command = parse_text(typed_move(action, state, seat), chat, who)
     assert command is not None
     out = await service.handle(command)
     assert not [m for m in out if m.kind == "error"], [m.text for m in out]
