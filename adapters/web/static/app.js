@@ -294,15 +294,16 @@
 
   function renderPrompt(v) {
     const p = $("prompt");
-    let text = v.prompt || "";
     const mine = v.me !== null && v.actions && v.actions.length > 0;
+    // The service's prompt for the player to act is a fragment made to follow "Your turn:" (as in chat).
+    let text = mine && v.prompt ? S("your_turn") + ": " + v.prompt : v.prompt || "";
     if (v.finished) {
       text = S("game_over");
       if (v.winner && v.winner.length) text += " — " + S("winner", { names: v.winner.map(nameOf).join(", ") });
     } else if (!mine && !text && v.to_act >= 0 && v.status === "game") {
       text = S("waiting_for", { name: nameOf(v.to_act) });
     }
-    if (mine && pickKind(v)) text = (v.prompt ? v.prompt + " " : "") + pickHint(v);
+    if (mine && pickKind(v)) text = (text ? text + " " : "") + pickHint(v);
     p.textContent = text;
     p.className = "prompt" + (mine ? " mine" : "");
   }
@@ -401,7 +402,7 @@
     const legal = new Set(v.legal_cards || []);
     const kind = pickKind(v);
     const picked = new Map(state.picks.map((p) => [p.card, p.target]));
-    box.className = "hand" + (legal.size && !kind ? " playing" : "");
+    box.className = "hand" + (legal.size && !kind ? " playing" : "") + (legal.size || kind ? " choosing" : "");
     const pickable = new Set();
     if (kind) for (const a of actions) for (const c of a.cards || []) if (a.kind === kind) pickable.add(c);
     const cards = v.hand.map((code) => {

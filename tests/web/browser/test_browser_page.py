@@ -17,8 +17,32 @@ from tapper import tap
 
 from adapters.web.security import TELEGRAM_SCRIPT
 from adapters.web.strings import web_error
+from core.actions import Play
+from core.cards import card_name, cards_of
+from core.game import GameState
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
+
+
+# How each card of the hand is drawn: any filter on the way from the button down to the card, its ink
+# colour and opacity, its paper.
+CARD_LOOKS = """
+() => [...document.querySelectorAll("#hand button.cardbtn")].map((b) => {
+  const svg = b.querySelector("svg.card"), pip = svg.querySelector(".pip");
+  const rank = svg.querySelector(".rank"), paper = svg.querySelector(".paper");
+  const filters = [b, svg, pip].map((e) => getComputedStyle(e).filter).filter((f) => f !== "none");
+  return { card: b.dataset.card, disabled: b.disabled, red: svg.classList.contains("red"),
+           filter: filters.join(" ") || "none", ink: getComputedStyle(pip).fill,
+           opacity: getComputedStyle(rank).opacity, paper: getComputedStyle(paper).fill };
+})
+"""
+
+
+def illegal_red(state: GameState) -> bool:
+    """The player to act holds a heart or a diamond they may not play (what the screenshot must show)."""
+    legal = {a.card for a in state.legal_actions() if type(a) is Play}
+    held = cards_of(state.deal.hands[state.to_act])
+    return any(card_name(c)[-1] in "HD" for c in held if c not in legal)
 
 
 async def play_until(room: Room, by_seat: dict[int, Tab], done: object, limit: int = 300) -> None:
@@ -203,6 +227,7 @@ async def test_phone_screenshots_mid_trick_light_and_dark(room: Room, tmp_path: 
             s.deal.phase == "play"
             and len(s.deal.trick) in (1, 2)
             and 4 <= s.deal.hands[s.to_act].bit_count() <= 7
+            and illegal_red(s)
         ),
     )
     seat = (await room.harness.state()).to_act
@@ -211,8 +236,18 @@ async def test_phone_screenshots_mid_trick_light_and_dark(room: Room, tmp_path: 
         tab = await room.open(telegram=user_of[seat], start=start, scheme=scheme, scale=2)
         await tab.page.wait_for_selector("#trick svg.card")
         assert await tab.page.locator("#trick .played").count() in (1, 2)
-        # Illegal cards are visibly disabled, the legal ones raised.
+        # Illegal cards are visibly disabled, the legal ones raised; the prompt is a sentence.
         assert await tab.page.locator("#hand button.cardbtn:not([disabled])").count() >= 1
+        assert (await tab.page.inner_text("#prompt")).startswith("Your turn: "), scheme
+        looks = await tab.page.evaluate(CARD_LOOKS)
+        legal = {look["paper"] for look in looks if not look["disabled"]}
+        assert any(look["disabled"] and look["red"] for look in looks), looks
+        for look in looks:
+            # No greyscale: a disabled heart or diamond stays red (hearts and diamonds looked black).
+            assert look["filter"] == "none", look
+            assert look["ink"] == ("rgb(198, 40, 40)" if look["red"] else "rgb(27, 31, 35)"), look
+            if look["disabled"]:
+                assert float(look["opacity"]) < 0.7 and look["paper"] not in legal, look
         bg = await tab.page.evaluate("getComputedStyle(document.body).backgroundColor")
         assert bg == ("rgb(33, 45, 59)" if scheme == "dark" else "rgb(255, 255, 255)")
         shot = tmp_path / f"web-{scheme}.png"
