@@ -568,8 +568,12 @@ class Soak:
         if "pass" in by_name and (rng.random() < 0.7 or len(by_name) == 1):
             return by_name["pass"][0]
         for name in ("bid", "contract"):
+            # The lowest value shown; a page button ("bid p180": more values) only when no value is.
+            values = [p for p in by_name.get(name, []) if not p[1].args or p[1].args[0].isdigit()]
+            if values:
+                return min(values, key=lambda p: int(p[1].args[0]) if p[1].args else 0)
             if name in by_name:
-                return min(by_name[name], key=lambda p: int(p[1].args[0]) if p[1].args else 0)
+                return by_name[name][0]
         for name in ("blind", "take", "play", "give", "discard"):
             if name in by_name:
                 options = by_name[name]
