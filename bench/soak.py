@@ -825,6 +825,8 @@ class Soak:
         blank_in_outage: list[dict[str, Any]] = []
         acked = [p for p in self.f.presses if p.acknowledged and p.final]
         for p in acked:
+            if p.args[:1] and p.args[0].startswith("p"):
+                continue  # a page of bid or contract values (bid p180): answered, and nothing to store
             entry = streams[p.table].get(p.version + 1)
             ok = entry is not None and entry[1].get("user") == p.user and entry[1].get("cmd") == p.name
             if ok:
