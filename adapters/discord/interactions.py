@@ -123,10 +123,13 @@ class Interactions:
 
         async def switch(reply: Reply) -> None:
             await self.refs.set_wants_dm(interaction.user.id, dm)
-            if interaction.guild_id is None:
-                await reply.send_ephemeral(note)
+            pressed = interaction.message
+            if interaction.guild_id is not None and pressed is not None and pressed.flags.ephemeral:
+                await reply.update(note)  # the switch is on the presser's own ephemeral hand
             else:
-                await reply.update(note)
+                # In a DM, or a forged m| press on a channel message (the table): the note is the
+                # presser's alone and the pressed message stays as it is.
+                await reply.send_ephemeral(note)
 
         if not dm or interaction.guild_id is None:
             await self._run(interaction, "component", None, before=switch)

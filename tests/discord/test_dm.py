@@ -5,12 +5,14 @@ ephemeral note or a bare ping, and gets ephemeral hands again."""
 
 from __future__ import annotations
 
+import copy
 import random
 
 from dckit import E2E, Driver, World, payload_of, running_bot, speed_up
 from fakes.discord import FakeDiscord
+from fakes.discord.interactions import MESSAGE_COMPONENT
 
-from adapters.discord.i18n import DM_CLOSED, labels
+from adapters.discord.i18n import DM_CLOSED, DM_ON, labels
 from bot.storage import MemoryStore
 
 
@@ -99,3 +101,34 @@ async def test_a_table_in_the_dm_with_the_bot(fake: FakeDiscord, world: World) -
         tables = [m for m in fake.dms(alice) if any(c.startswith("h|") for c in m.custom_ids())]
         assert tables and tables[-1].embeds
         assert any(m.embeds and "Your hand" in m.embeds[0]["description"] for m in dm.messages)
+
+
+async def test_a_forged_switch_on_the_table_message_answers_the_presser_alone(
+    fake: FakeDiscord, world: World
+) -> None:
+    """The hand-delivery switch pressed on the channel's table message (an old layout or a tampered client
+    sends `m|1` there): the note goes to the presser ephemerally and the public table stays as it was."""
+    alice, bob = world.users[:2]
+    async with running_bot(fake, MemoryStore(), config=E2E, seed=3) as bot:
+        driver = Driver(fake, world.channel, [alice, bob], [bot], random.Random(3))
+        await driver.open("polish", computers=1)
+        table = driver.table_message()
+        assert table is not None
+        before = table.content, [e.get("description") for e in table.embeds]
+        shown = table.components
+        table.components = [*copy.deepcopy(shown), {"type": 1, "id": 998, "components": [dict(FORGED)]}]
+        try:
+            data = {"custom_id": "m|1", "component_type": 2, "id": 999}
+            it = await fake._interact(MESSAGE_COMPONENT, bob, world.channel, data, message=table)
+        finally:
+            if len(table.components) == len(shown) + 1:
+                table.components = shown
+        await driver.settle(it)
+        assert (table.content, [e.get("description") for e in table.embeds]) == before
+        note = labels("en")._(DM_ON)
+        assert note in [m.content for m in fake.ephemerals(bob)]
+        assert not [m for m in fake.messages(world.channel) if note in (m.content or "")]
+        assert await bot.refs.wants_dm(bob.id)
+
+
+FORGED = {"type": 2, "style": 2, "label": "?", "custom_id": "m|1", "id": 999}
