@@ -30,6 +30,7 @@ from bot.settings import Settings
 from bot.snapshot import GameCache, decode_action
 from bot.storage import MemoryStore, RedisStore, Store
 from bot.table import TableDoc
+from core.actions import Play
 from core.cards import CARD_NAMES, cards_of
 from core.errors import IllegalAction
 from core.game import GameState, apply
@@ -309,7 +310,7 @@ class Oracle:
                 v.fail("refused yet a stream entry was added")
         for key in sorted(v.changed):
             if key.startswith("settings:"):
-                self._settings(cmd, key, before, v, timer)
+                self._settings(cmd, key, before, after, v, timer)
             elif key.startswith("prefs:"):
                 self._prefs(cmd, key, before, after, v, timer)
             else:
@@ -375,10 +376,16 @@ class Oracle:
 
     # --- settings and preferences --------------------------------------------------------------------
 
-    def _settings(self, cmd: Command, key: str, before: Snapshot, v: Verdict, timer: bool) -> None:
+    def _settings(
+        self, cmd: Command, key: str, before: Snapshot, after: Snapshot, v: Verdict, timer: bool
+    ) -> None:
         chat_key = key.removeprefix("settings:")
-        if not timer and cmd.name == "new" and chat_key == cmd.chat.key and key not in before.docs:
-            return  # a chat's first table saves its settings, in its creator's language (docs/SERVICE.md)
+        if not timer and cmd.name == "new" and chat_key == cmd.chat.key:
+            if key not in before.docs:
+                return  # a chat's first table saves its settings, in its creator's language (docs/SERVICE.md)
+            old, new = before.docs[key][1], after.docs.get(key, (0, None))[1]
+            if old == new:
+                return  # opening a table stores the settings again unchanged, to renew their lifetime
         if timer or cmd.name != "set":
             v.fail(f"{cmd.name} changed {key}")
             return
@@ -556,14 +563,16 @@ class Oracle:
         elif cmd.name not in ("start", "leave", "kick", "back"):
             v.fail(f"{cmd.name} added actions {added} to {key}")
             return
-        for action in added[first:]:
-            seat, _ = decode_action(action)
-            if seat not in computers:
-                v.fail(f"{cmd.name} made {action} at {key} for a seat its human plays")
-        # Every added action must be legal in turn (the replay from the start of the game).
-        if state is not None:
-            for action in added:
-                seat, act = decode_action(action)
+        # Every added action must be legal in turn (the replay from the start of the game); after the
+        # mover's own, only computers act, or a human's forced card plays itself (docs/SERVICE.md: a last
+        # card always, any single legal card with autoplay on): their one legal move, and a card.
+        for i, action in enumerate(added):
+            seat, act = decode_action(action)
+            if i >= first and seat not in computers:
+                legal = list(state.legal_actions(seat)) if state is not None else []
+                if not (len(legal) == 1 and legal[0] == act and isinstance(act, Play)):
+                    v.fail(f"{cmd.name} made {action} at {key} for a seat its human plays")
+            if state is not None:
                 try:
                     state, _ = apply(state, seat, act)
                 except IllegalAction as exc:
