@@ -342,9 +342,10 @@ class GameFlow:
 
     def _close_hands(self, ctx: Context, doc: TableDoc) -> None:
         """Each person's last hand says the game is over (its buttons go): a hand of a series of its own,
-        so an adapter that left the last deal's replaced hands on screen deletes them now."""
+        so an adapter that left the last deal's replaced hands on screen deletes them now. Only the people
+        still at the table: one who left or was kicked is no longer sent anything of it."""
         for seat in doc.seats:
-            if seat.user is None or seat.kind == "ai":
+            if seat.user is None or seat.kind == "ai" or seat.kicked:
                 continue
             t = translator(ctx.user_lang(seat.user))
             ctx.to_user(
