@@ -9,7 +9,10 @@ window gets nothing at all, and nothing is loaded, changed or sent for them.
 
 Moves are never turned away: the player who must act can always act, however much they typed before. A
 move that the service refuses (not your turn, a card not in the hand...) is charged after the fact, and
-over the budget its refusal is left unsaid, so a flood of wrong moves is as quiet as a flood of /rules.
+over the budget a typed move's refusal is left unsaid, so a flood of wrong moves is as quiet as a flood
+of /rules. A pressed button's refusal is always said: a press is answered anyway (Telegram's callback
+answer, Discord's interaction response), the refusal rides in that answer, and a blank answer would tell
+the person that a move which was not made was done.
 Asking for one's hand is part of playing (on Discord a player opens it with "My hand" every turn) and is
 not counted either; its answer goes only to the asker, and the adapters keep one hand per person.
 Commands that adapters send on their own (a renamed group, an unreachable player) and the service's
@@ -113,14 +116,15 @@ class CommandThrottle:
         return [await self.slow_down(command, left)] if verdict is Verdict.WARN else []
 
     async def after(self, command: Command, messages: list[Message]) -> list[Message]:
-        """A refused move is charged now; over the budget, its refusal is not sent."""
+        """A refused move is charged now; over the budget, a typed move's refusal is not sent (a pressed
+        button's is: it answers the press, which is answered anyway)."""
         if not self._counted(command) or command.name not in MOVE_COMMANDS:
             return messages
         refusals = [m for m in messages if m.kind == "error" and isinstance(m.audience, Sender)]
         if not refusals:
             return messages
         verdict, left = await self._charge(command)
-        if verdict is Verdict.ALLOW:
+        if verdict is Verdict.ALLOW or command.source == "button":
             return messages
         refused = {id(m) for m in refusals}
         kept = [m for m in messages if id(m) not in refused]

@@ -201,3 +201,28 @@ async def test_the_slow_down_is_in_the_language_the_person_chose() -> None:
         await h.text(ala, "/rules")
     (slow,) = await h.text(ala, "/rules")
     assert slow.kind == THROTTLED_KIND and slow.text.startswith("Повільніше")
+
+
+async def test_a_pressed_button_is_always_told_why_it_was_refused() -> None:
+    """Over the budget a refused press still says why: the press is answered anyway (the refusal rides in
+    that answer), and a blank answer would say that a move which was not made was done."""
+    clock = Clock()
+    h = _harness(clock)
+    users = [make_user(i) for i in range(3)]
+    await h.open_table(users)
+    seats = dict(enumerate(users))
+    state = await h.state()
+    mover = seats[state.to_act]
+    old = h.button_for(mover, "pass")
+    assert old is not None
+    assert await h.play_turn(random.Random(5), seats, buttons=0.0)  # the table moves on: `old` is stale
+    private = ChatRef(mover.platform, mover.user_id, mover.name, True)
+    version = (await h.doc())[0]
+    for _ in range(LIMIT + 3):
+        answer = await h.press(mover, old, chat=private)
+        assert errors(answer), [m.text for m in answer]
+        assert all(not isinstance(m.audience, Group) for m in errors(answer))
+    assert (await h.doc())[0] == version  # nothing was stored
+    assert h.service.throttle.warned == 1  # charged all the same: typed commands stay limited
+    refused = await h.text(mover, "/pass", chat=private)
+    assert not errors(refused) and not _throttled(refused)
