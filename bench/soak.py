@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import contextvars
 import json
 import logging
 import os
@@ -74,6 +75,9 @@ DEAL_RE = re.compile(r"\bDeal (\d+)\b")
 HAND_DEAL_RE = re.compile(r"\bdeal (\d+)\b")
 
 log = logging.getLogger("soak")
+
+_INJECTED: contextvars.ContextVar[bool] = contextvars.ContextVar("injected", default=False)
+"""Whether the fake's answer to the call in progress was an injected fault (not its own limits)."""
 
 
 # --------------------------------------------------------------------------- records
@@ -132,7 +136,7 @@ class Human:
     last_message: tuple[int, str] = (0, "")
     asked_hand_at: float = 0.0
     back_sent_for: int = 0
-    stale: set[int] = field(default_factory=set)
+    stale: set[tuple[int, tuple[str, ...]]] = field(default_factory=set)
     """Hand messages whose buttons were answered "out of date" (one left behind, not the current one)."""
     done_version: int = -1
     done_at: float = 0.0
@@ -164,6 +168,8 @@ class Figures:
     calls: list[Call] = field(default_factory=list)
     floods: list[tuple[float, int, float]] = field(default_factory=list)
     """(time, chat id, retry_after) of every 429 answered to a send."""
+    limit_floods: list[tuple[float, str, int, list[str]]] = field(default_factory=list)
+    """(time, method, chat id) of every 429 from the fake's flood limits (not an injected one)."""
     group_per_deal: Counter[tuple[str, int]] = field(default_factory=Counter)
     private_per_deal: Counter[tuple[str, int]] = field(default_factory=Counter)
     leaks: list[str] = field(default_factory=list)
@@ -203,6 +209,11 @@ class Soak:
         self.aof_sizes: list[tuple[float, int]] = []
         self.outage: tuple[float, float] | None = None
         self.crash_at: float | None = None
+        self.aof_cut_at = 0.0
+        self.before_crash: dict[str, int] = {}
+        self.after_crash: dict[str, int] = {}
+        """Table versions just before the Redis crash and just after its restart: the saves in between
+        were stored, acknowledged, and lost with the append-only file's unsynced end."""
         self.versions_after_faults: dict[str, int] = {}
         self.last_call_at = 0.0
 
@@ -356,6 +367,7 @@ class Soak:
         def taking(method: str) -> Fault | None:
             fault = take(method)
             if fault is not None:
+                _INJECTED.set(True)
                 self.f.injected[f"{fault.kind.value}:{method}"] += 1
                 if fault.kind is FaultKind.HANG and fault.apply and method in NEW_MESSAGE_METHODS:
                     self.f.forced_duplicates += 1
@@ -371,8 +383,12 @@ class Soak:
             call = Call(at, m, chat_id)
             if self.soak_started and not self.soak_ended:
                 self.f.calls.append(call)
+            injected = _INJECTED.set(False)
             response = await original(token, method, params, files)
             call.status = response.status
+            if response.status == 429 and not _INJECTED.get():
+                self.f.limit_floods.append((at, m, chat_id, self._short_buckets(chat_id)))
+            _INJECTED.reset(injected)
             if m == "answercallbackquery" and response.status == 200:
                 self.f.answers[str(params.get("callback_query_id"))] = time.time()
             if response.status == 429 and m in BUDGETED_METHODS:
@@ -499,18 +515,23 @@ class Soak:
     # --- the people -----------------------------------------------------------------------------------
 
     def hand(self, h: Human) -> tuple[FakeMessage, list[tuple[str, Command]]] | None:
-        """The person's newest hand message of their table, with its buttons read as commands."""
+        """The person's newest hand message of their table, with its buttons read as commands; None while
+        that one is spent (its move made, the next hand not come yet) or answered "out of date".
+
+        Only the newest: the hands a deal replaced stay on screen until the next deal's first hand, and
+        the mover's hand is not redrawn after their move, so older messages with buttons are left behind
+        and a person reads the last one (pressing those, one after another, is not playing)."""
         chat = self.fake.private_chat(h.user)
         for m in reversed(chat.messages):
-            if m.deleted or not m.from_bot or not m.callback_data or m.message_id in h.stale:
+            if m.deleted or not m.from_bot or not m.callback_data:
                 continue
             commands = [(d, _command(d)) for d in m.callback_data]
             if not any(c.table_id == h.table.table_id for _, c in commands):
                 continue
-            recent = time.time() - h.done_at < 60  # after a Redis crash, versions can come again
-            spent = [c for _, c in commands if c.name in MOVE_COMMANDS and (c.version or 0) <= h.done_version]
-            if spent and recent:
-                continue  # the move of this version is made: a hand left behind, or not edited yet
+            if (m.message_id, tuple(m.callback_data)) in h.stale:
+                return None  # answered "out of date": the current hand comes with the answer
+            if any(c.name in MOVE_COMMANDS and (c.version or 0) <= h.done_version for _, c in commands):
+                return None  # the move of this version is made: not redrawn, or not yet
             return m, commands
         return None
 
@@ -587,6 +608,8 @@ class Soak:
     ) -> None:
         fake = self.fake
         final = command.name not in ("give", "discard") or _selection_complete(command)
+        page = bool(command.args[:1]) and command.args[0].startswith("p")  # bid p180: more values
+        pressed = (message.message_id, tuple(message.callback_data))
         qid = fake.user_presses(h.user, h.user, message.message_id, data)
         press = Press(
             qid, time.time(), h.table.table_id, h.key, command.name, command.args, command.version or 0, final
@@ -600,8 +623,8 @@ class Soak:
         if query.answered:
             press.answered, press.answered_at, press.text = True, time.time(), query.text
             if query.text is not None and "out of date" in query.text:
-                h.stale.add(message.message_id)
-            if query.text is None and final:
+                h.stale.add(pressed)
+            if query.text is None and final and not page:
                 h.done_version, h.done_at = max(h.done_version, press.version), time.time()
             if query.text is None or "out of date" in query.text:
                 h.retry_at = 0.0
@@ -656,12 +679,25 @@ class Soak:
             # SIGKILL loses nothing Redis wrote to the kernel; the machine dying loses what was not yet
             # fsynced. With fsync every second that is at most the last second: cut the append-only file
             # back to its size of one second before (unless --redis-crash kill).
+            self.before_crash = await self.versions()
             self.crash_at = time.time()
             await asyncio.to_thread(self.redis.kill)
             if self.args.redis_crash == "power-loss":
                 record["aof_bytes_cut"] = self.cut_aof(self.crash_at - 1.0)
+                # The size sampler runs in this busy loop: the sample used may be older than 1 s.
+                if self.aof_cut_at:
+                    record["aof_cut_back_s"] = round(self.crash_at - self.aof_cut_at, 2)
             await asyncio.to_thread(self.redis.start, 60)
             record["down_s"] = round(time.time() - at, 2)
+            self.after_crash = await self.versions()
+            for h in self.humans:
+                # The record is a prefix of what it was: the versions from the one it went back to come
+                # again, so a move of those versions is no longer made (a hand drawn at the version the
+                # table is at now is valid again, the same state).
+                h.done_version = min(h.done_version, self.after_crash.get(h.table.table_id, 0) - 1)
+            record["saves_lost"] = sum(
+                max(0, v - self.after_crash.get(t, 0)) for t, v in self.before_crash.items()
+            )
             record["inconsistent_after_restart"] = await self.consistency()
         elif event.kind == "redis_outage":
             await asyncio.to_thread(self.redis.stop)
@@ -696,12 +732,13 @@ class Soak:
 
     def cut_aof(self, moment: float) -> int:
         path = self.workdir / "redis" / "appendonly.aof"
-        earlier = [size for at, size in self.aof_sizes if at <= moment]
+        earlier = [(at, size) for at, size in self.aof_sizes if at <= moment]
         if not earlier:
             return 0
         size = path.stat().st_size
-        os.truncate(path, earlier[-1])
-        return size - earlier[-1]
+        self.aof_cut_at, kept = earlier[-1]
+        os.truncate(path, kept)
+        return size - kept
 
     # --- the end --------------------------------------------------------------------------------------
 
@@ -833,12 +870,27 @@ class Soak:
                 continue
             answered = self.f.answers.get(p.qid, p.answered_at or p.at)
             age = None if self.crash_at is None else self.crash_at - answered
-            if age is not None and -0.5 <= age <= 3.0:
+            # Saved before the crash (pressed before it), and the table went back past it.
+            saved = p.version + 1
+            rolled_back = self.after_crash.get(p.table, 0) < saved <= self.before_crash.get(p.table, 0)
+            if age is not None and ((rolled_back and p.at <= self.crash_at) or -0.5 <= age <= 3.0):
                 lost_in_crash.append(round(age, 3))
             elif self.outage is not None and self.outage[0] - 0.5 <= answered <= self.outage[1] + 1.0:
                 blank_in_outage.append({"table": p.table, "version": p.version, "cmd": p.name})
             else:
-                lost.append({"table": p.table, "version": p.version, "cmd": p.name, "user": p.user})
+                lost.append(
+                    {
+                        "table": p.table,
+                        "version": p.version,
+                        "cmd": p.name,
+                        "user": p.user,
+                        "args": list(p.args),
+                        "pressed_at": round(p.at - self.soak_started, 1),
+                        "answered_after_s": round(answered - p.at, 2),
+                        "after_fault": self._after_fault(answered),
+                        "saved_next": None if entry is None else entry[1],
+                    }
+                )
         # Deadlines: every idle turn was played by the timer, about on time.
         late: list[float] = []
         not_fired = 0
@@ -900,7 +952,7 @@ class Soak:
         return {
             "acknowledged_moves": len(acked),
             "acknowledged_moves_lost": len(lost),
-            "lost_examples": lost[:5],
+            "lost_examples": lost[:12],
             "acknowledged_lost_in_redis_crash": len(lost_in_crash),
             "blank_answers_without_effect_during_outage": len(blank_in_outage),
             "lost_in_crash_max_age_s": max(lost_in_crash, default=0.0),
@@ -1010,6 +1062,31 @@ class Soak:
         found["log_lines"] = lines
         return found
 
+    def _after_fault(self, at: float) -> str | None:
+        """The last fault that began before `at` and how long before, e.g. "redis_crash+1.2s"."""
+        began = [(t, kind) for kind, times in self.fault_times.items() for t in times if t <= at]
+        if not began:
+            return None
+        t, kind = max(began)
+        return f"{kind}+{at - t:.1f}s"
+
+    def _short_buckets(self, chat_id: int) -> list[str]:
+        """Which of the fake's token buckets refused (read right after its 429, on its monotonic clock)."""
+        flood = self.fake._flood
+        now = time.monotonic()
+        buckets = {"global": flood._global, "chat": flood._chats.get(chat_id)}
+        buckets["group"] = flood._groups.get(chat_id)
+        return [name for name, b in buckets.items() if b is not None and b.wait_time(now) > 0.05]
+
+    def _flood_example(self, at: float, method: str, chat_id: int, short: list[str]) -> dict[str, Any]:
+        return {
+            "at": round(at - self.soak_started, 1),
+            "method": method,
+            "chat": "group" if chat_id < 0 else "private",
+            "short": short,
+            "after_fault": self._after_fault(at),
+        }
+
     def report(
         self,
         setup_seconds: float,
@@ -1080,6 +1157,7 @@ class Soak:
                 1 for t in before if after.get(t, {}).get("version", 0) > before[t]["version"]
             ),
             "too_many_requests_from_limits": self.fake.stats.flood_rejections,
+            "too_many_requests_examples": [self._flood_example(*f) for f in self.f.limit_floods[:20]],
             "latency_update_to_last_call_ms": _summary(latencies),
             "latency_update_to_first_call_ms": _summary(first_call),
             "latency_update_to_last_call_away_from_faults_ms": _summary(quiet),
