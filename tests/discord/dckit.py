@@ -25,6 +25,7 @@ from adapters.discord.client import BotConfig, ThousandBot
 from bot.ai import decide_now
 from bot.commands import decode_payload
 from bot.handlers import Handlers
+from bot.i18n import LANGUAGES, translator
 from bot.ops.runtime import Runtime
 from bot.render import give_order
 from bot.service import Service
@@ -384,8 +385,12 @@ class Driver:
             if use_slash:
                 offered = await self.autocomplete(user, "play", "card", "")
                 shown = {" ".join(p[1]) for _, p in moves if p[0] == "play"}
-                assert set(offered) == shown, (offered, shown)
-                return await self.slash(user, "play", card=" ".join(args))
+                # A choice is the card's code, or the reader's own label where their letters would read the
+                # code as another card (a Turkish K is the queen): adapters.discord.suggest.card_value.
+                as_codes = _as_codes(offered, shown)
+                assert set(as_codes) == shown, (offered, shown)
+                typed = as_codes.get(CARD_NAMES[action.card], CARD_NAMES[action.card])
+                return await self.slash(user, "play", card=" ".join((typed, *args[1:])))
             return await self.fake.press(user, hand, by_args[("play", args)])
         if isinstance(action, Give | Discard):
             name = "give" if isinstance(action, Give) else "discard"
@@ -548,3 +553,17 @@ def assert_one_table_message_per_deal(fake: FakeDiscord, channel: FakeChannel) -
     doubled = [deal for deal, n in deals.items() if n > 1]
     assert not doubled, f"deals with more than one table message: {doubled}"
     return len(deals)
+
+
+def _as_codes(offered: Sequence[str], shown: set[str]) -> dict[str, str]:
+    """Card code -> autocomplete choice. A choice is the card's code, or its label in the reader's language
+    (which language that is the test does not know, and a label differs per language: `P♠` is the Turkish
+    king and the Estonian jack), so the first language that reads every choice as a shown card wins."""
+    best: dict[str, str] = {}
+    for lang in LANGUAGES:
+        labels = {translator(lang).card(card): name for card, name in enumerate(CARD_NAMES)}
+        codes = {(v if v in CARD_NAMES else labels.get(v, v)): v for v in offered}
+        if set(codes) == shown:
+            return codes
+        best = best or codes
+    return best
