@@ -513,7 +513,11 @@ class Oracle:
                 v.fail(f"{who} started the game at {key} without sitting there or managing it")
         elif d1.status == "finished":
             why = d1.ended
-            if why == "ended" and (timer or cmd.name != "end" or not _is_manager(cmd, key, d0)):
+            # The last person leaving a lobby (or kicked from it) closes it, whoever created it: the creator
+            # may have been kicked from the lobby earlier, so the last one there need not manage it.
+            emptied = cmd.name in ("leave", "kick") and d0.status == "lobby" and not d1.human_keys
+            by_right = not timer and cmd.name == "end" and _is_manager(cmd, key, d0)
+            if why == "ended" and not (emptied or by_right):
                 v.fail(f"{cmd.name} by {who} (admin={cmd.user.is_admin}) ended {key} without the right")
             elif why == "idle" and not timer:
                 v.fail(f"{cmd.name} closed {key} as idle")
