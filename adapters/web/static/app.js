@@ -7,24 +7,8 @@
   const $ = (id) => document.getElementById(id);
   const state = { session: null, seat: null, strings: {}, view: null, picks: [], selected: null, busy: false, source: null };
 
-  function S(key, params) {
-    let text = Object.prototype.hasOwnProperty.call(state.strings, key) ? state.strings[key] : key;
-    for (const [k, v] of Object.entries(params || {})) text = text.split("{" + k + "}").join(String(v));
-    return text;
-  }
-
-  function h(tag, attrs, ...children) {
-    const node = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (v === null || v === undefined || v === false) continue;
-      if (k === "class") node.className = v;
-      else if (k === "text") node.textContent = v;
-      else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
-      else node.setAttribute(k, v === true ? "" : String(v));
-    }
-    for (const c of children) if (c !== null && c !== undefined) node.append(c);
-    return node;
-  }
+  const S = (key, params) => Dom.format(state.strings, key, params);
+  const h = Dom.el;
 
   // ---- Telegram: its script, or the launch parameters it would have read ----
   // Telegram opens a Mini App with its launch parameters in the fragment (#tgWebAppData=...&

@@ -7,23 +7,8 @@
   const data = { steps: [], players: [], strings: {}, preset: "" };
   let at = 0;
 
-  function S(key, params) {
-    let text = Object.prototype.hasOwnProperty.call(data.strings, key) ? data.strings[key] : key;
-    for (const [k, v] of Object.entries(params || {})) text = text.split("{" + k + "}").join(String(v));
-    return text;
-  }
-  function h(tag, attrs, ...children) {
-    const node = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (v === null || v === undefined || v === false) continue;
-      if (k === "class") node.className = v;
-      else if (k === "text") node.textContent = v;
-      else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
-      else node.setAttribute(k, v === true ? "" : String(v));
-    }
-    for (const c of children) if (c !== null && c !== undefined) node.append(c);
-    return node;
-  }
+  const S = (key, params) => Dom.format(data.strings, key, params);
+  const h = Dom.el;
   const card = (code) => Cards.face(code, data.strings);
   const name = (seat) => data.players[seat] || String(seat);
 
