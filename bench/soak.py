@@ -181,6 +181,9 @@ class Figures:
     backs: int = 0
     recoveries: int = 0
     events: list[dict[str, Any]] = field(default_factory=list)
+    private_kinds: Counter[str] = field(default_factory=Counter)
+    private_examples: list[str] = field(default_factory=list)
+    """Private sends and edits by method, whether they carry move buttons, and their first line."""
 
 
 # --------------------------------------------------------------------------- the soak
@@ -396,6 +399,13 @@ class Soak:
                 self.f.floods.append((at, chat_id, retry))
             if response.status == 200 and m in BUDGETED_METHODS:
                 self._sent(m, chat_id, params, response, time.time())
+                if chat_id > 0 and self.soak_started and not self.soak_ended:
+                    moves = bool(_payload_versions(params.get("reply_markup"), moves_only=True))
+                    lines = str(params.get("text") or "").split("\n")
+                    first = re.sub(r"\d+", "#", lines[1] if len(lines) > 1 else lines[0])[:60]
+                    if not moves and len(self.f.private_examples) < 60 and self.rng.random() < 0.2:
+                        self.f.private_examples.append(f"{m} {chat_id} {time.time() - self.soak_started:.1f}: " + " ~ ".join(lines[1:]))
+                    self.f.private_kinds[f"{m}:{'moves' if moves else 'no moves'}:{first}"] += 1
             return response
 
         fake.handle = handle  # type: ignore[method-assign,unused-ignore]
@@ -1152,6 +1162,10 @@ class Soak:
                 / max(1, actions),
                 2,
             ),
+            "calls_by_method": self._calls_by_method(),
+            "budgeted_calls_per_s": self._budgeted_rate(),
+            "private_calls_by_kind": dict(self.f.private_kinds.most_common(25)),
+            "private_examples": self.f.private_examples,
             "deals_completed": deals,
             "tables_advanced": sum(
                 1 for t in before if after.get(t, {}).get("version", 0) > before[t]["version"]
@@ -1184,6 +1198,31 @@ class Soak:
             "verification": verdict,
             "machine": {"cpus": os.cpu_count(), "loadavg_at_end": [round(x, 2) for x in load]},
             "workdir": str(self.workdir),
+        }
+
+    def _calls_by_method(self) -> dict[str, int]:
+        """Successful calls during the soak by method and chat kind, to see where a move's calls go."""
+        counted: Counter[str] = Counter()
+        for c in self.f.calls:
+            if c.status == 200:
+                kind = "group" if c.chat_id < 0 else "private" if c.chat_id > 0 else "-"
+                counted[f"{c.method}:{kind}"] += 1
+        return dict(counted.most_common())
+
+    def _budgeted_rate(self) -> dict[str, float]:
+        """Calls the bot-wide budget counts, per second over the soak: the mean and the busiest seconds."""
+        per_second: Counter[int] = Counter(
+            int(c.at - self.soak_started) for c in self.f.calls if c.status == 200 and c.method in BUDGETED_METHODS
+        )
+        span = max(1, int(self.soak_ended - self.soak_started))
+        rates = sorted(per_second.get(s, 0) for s in range(span))
+        return {
+            "mean": round(sum(rates) / span, 2),
+            "p50": float(rates[len(rates) // 2]),
+            "p90": float(rates[int(len(rates) * 0.9)]),
+            "max": float(rates[-1]),
+            "seconds_at_29_or_more": sum(1 for r in rates if r >= 29),
+            "by_second": [per_second.get(s, 0) for s in range(span)],
         }
 
     def _complete_deals(

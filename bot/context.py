@@ -98,6 +98,10 @@ class Context:
     retitled: bool = False
     """The command brought a new title of the table's group (see `Service.run`)."""
     other_tables: list[Message] = field(default_factory=list)
+    hand_alerts: dict[int, list[str]] = field(default_factory=dict)
+    """Lines for the top of a seat's next hand in this command ("Time is up: a computer played your
+    turn."): said in the hand the command redraws anyway instead of in a message of their own, which on
+    Telegram is one call less. `GameFlow.hand_message` takes them; what is left was not said."""
     """Messages of other tables the command changed too (`lang`), ready to send as they are."""
 
     @property

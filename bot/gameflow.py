@@ -231,10 +231,13 @@ class GameFlow:
         selection: tuple[int, ...] = (),
         notify: bool | None = None,
         page: int | None = None,
+        asked: bool = True,
     ) -> None:
         """The seat's private hand message, when something of it changed (or `force`).
 
-        It notifies (a new message) at a new deal and on the player's turn, unless `notify` says."""
+        It notifies (a new message) at a new deal and on the player's turn, unless `notify` says. A forced
+        hand that was `asked` for (`/hand`, My hand) replaces the one on screen at once; one the service
+        sends of itself (the turn's warning) is one more hand of the deal's series."""
         doc = ctx.require_doc()
         state = ctx.state
         assert state is not None
@@ -278,6 +281,7 @@ class GameFlow:
             notes=notes,
             selection=selection,
             page=page,
+            alerts=ctx.hand_alerts.pop(seat, ()),
         )
         if notify is None:
             # A player who acts again right after their own move (talon, gives, contract, a lead after
@@ -292,8 +296,18 @@ class GameFlow:
             kind="hand",
             replaceable=(own_move or received) and not my_turn and not notify,
             # A hand asked for (`/hand`, My hand) replaces the one on screen at once: asked for, it is rare.
-            series=None if force else f"{doc.serial}:{state.deal_number}",
+            series=None if force and asked else f"{doc.serial}:{state.deal_number}",
         )
+
+    def warn_turn(self, ctx: Context, seat: int, warning: str) -> None:
+        """The turn's time is running out: the player's hand comes again, new and notifying, with the
+        warning on top. Telegram pays one call for it as for a bare warning, and a hand that never
+        arrived (its send lost with a crashed process) arrives now, with buttons to act at once."""
+        ctx.hand_alerts[seat] = [warning]
+        sent = len(ctx.messages)
+        self.hand_message(ctx, seat, force=True, notify=True, asked=False)
+        ctx.hand_alerts.pop(seat, None)
+        ctx.messages[sent:] = [replace(m, alert=warning) for m in ctx.messages[sent:]]
 
     def keep_turn_buttons(self, ctx: Context) -> None:
         """Every save makes the table's buttons older, and a move needs the exact version: when a command

@@ -163,6 +163,10 @@ class Message:
     """Hands of one deal are one series. A notifying hand replaces the previous one of its key; an adapter
     that pays a call per deletion may leave the replaced ones of the series on screen and delete them all
     at once when a hand of another series (the next deal, the next game) replaces them."""
+    alert: str = ""
+    """On a hand sent again to hurry its player (the turn's time is running out): the warning, which is
+    also the hand's first line. An adapter that notifies by other means than a new message (Discord's
+    followups and pings) says it on its own, as it would a bare warning."""
     replaceable: bool = False
     """A hand that changed only by its owner's own move, shown to them after the move while someone else
     must act now: their next notifying hand replaces it anyway, and the move is in that one. An adapter

@@ -46,13 +46,15 @@ class TableService(Protocol):
 
 
 class CommandHandlers(Protocol):
-    """The handlers as the service sees them: one per command name, and the two the timers fire."""
+    """The handlers as the service sees them: one per command name, and the three the timers fire."""
 
     def for_command(self, name: str) -> Handler: ...
 
     async def close_idle_lobby(self, ctx: Context) -> None: ...
 
     async def turn_missed(self, ctx: Context) -> None: ...
+
+    async def turn_warning(self, ctx: Context) -> None: ...
 
 
 HandlersFactory = Callable[[TableService, random.Random], CommandHandlers]

@@ -416,16 +416,20 @@ def render_hand(
     notes: Sequence[str] = (),
     selection: tuple[int, ...] = (),
     page: int | None = None,
+    alerts: Sequence[str] = (),
 ) -> Rendered:
     """A player's private message: their hand, the state of the deal, and the moves they may make now.
 
+    `alerts` come first (a notification shows the first lines): the turn's time running out, a turn a
+    computer played for them.
     `selection` holds the cards already picked in a multi-card move (gives, laying down two cards);
     `page` the value whose page of bid or contract buttons to show (see `_value_buttons`).
     """
     names = _names(t, seats)
     seat = sv.seat
     phase = t._(PHASE_NAMES[sv.phase])
-    lines = [t._("**Your hand** · deal {number} · {phase}").format(number=sv.deal_number + 1, phase=phase)]
+    heading = t._("**Your hand** · deal {number} · {phase}").format(number=sv.deal_number + 1, phase=phase)
+    lines = [*alerts, heading]
     if sv.hand_known:
         lines.append(_hand_text(t, sv.hand & ~_mask(selection)))
     elif seat in sv.active:

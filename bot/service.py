@@ -20,7 +20,6 @@ import secrets
 import time
 import weakref
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from bot.ai import AiRunner
@@ -390,7 +389,7 @@ class Service:
 
     async def _fire(self, table_id: str, token: str, now: float) -> list[Message]:
         base, _, stage = token.rpartition(":")
-        version, doc = await self.load(table_id)
+        _, doc = await self.load(table_id)
         if doc is None:
             await self.store.clear_deadline(table_id, token)
             return []
@@ -399,7 +398,7 @@ class Service:
             await self._heal_deadline(table_id, token, doc, now)
             return []
         if stage == "w":
-            return await self._warn(table_id, version, doc, turn, now)
+            return await self._warn(table_id, doc, turn, now)
         command = _timer_command(doc)
 
         async def fire(ctx: Context) -> None:
@@ -425,25 +424,18 @@ class Service:
         d = _store_deadline(doc.turn, now)
         await self.store.set_deadline(table_id, d.when, d.token)
 
-    async def _warn(
-        self, table_id: str, version: int, doc: TableDoc, turn: TurnDoc, now: float
-    ) -> list[Message]:
-        out: list[Message] = []
-        seat = doc.seats[turn.seat] if 0 <= turn.seat < len(doc.seats) else None
-        if seat is not None and seat.present and seat.user is not None:
-            from bot.gameflow import seat_user
-            from bot.model import Private
+    async def _warn(self, table_id: str, doc: TableDoc, turn: TurnDoc, now: float) -> list[Message]:
+        """The warning comes with the player's hand (`turn_warning`); the turn's deadline is next."""
+        command = _timer_command(doc)
 
-            lang = seat.lang if seat.lang in LANGUAGES else doc.settings.language
-            t = translator(lang or doc.settings.language)
-            left = max(0, round(turn.deadline - now))
-            text = t.ngettext(
-                "Your turn: {n} second left, then a computer plays for you.",
-                "Your turn: {n} seconds left, then a computer plays for you.",
-                left,
-            ).format(n=left)
-            warning = Message(Private(seat_user(seat)), text, notify=True, language=t.lang, kind="warning")
-            out.append(replace(with_heading(doc, warning), version=version))
+        async def warn(ctx: Context) -> None:
+            ctx.now = now
+            current = ctx.doc
+            if current is None or current.turn is None or current.turn.token != turn.token:
+                return
+            await self.handlers.turn_warning(ctx)
+
+        out = await self.run(table_id, command, warn)
         await self.store.set_deadline(table_id, turn.deadline, f"{turn.token}:a")
         return out
 

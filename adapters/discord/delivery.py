@@ -473,6 +473,10 @@ class Outbox:
             return
         if channel_id is None:
             channel_id = await self._channel_of_user(uid)
+        if m.kind == "hand" and m.alert:
+            # A warning with the hand: the hand is redrawn quietly and the warning goes as it always did.
+            await self._other_hand(uid, replace(m, notify=False, alert=""), channel_id, channel_lang)
+            m = replace(m, kind="warning", text=m.alert, key=None, buttons=(), alert="")
         if m.kind == "hand":
             await self._other_hand(uid, m, channel_id, channel_lang)
             return

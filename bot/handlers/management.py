@@ -190,6 +190,27 @@ class ManagementHandlers(InformationHandlers):
         ctx.to_group(t._("{name} ended the game.").format(name=ctx.user.name), kind="notice")
         self.flow.finish(ctx, "ended")
 
+    async def turn_warning(self, ctx: Context) -> None:
+        """The turn's time is running out: the player gets their hand again with the warning on top."""
+        doc = ctx.doc
+        state = ctx.state
+        if doc is None or state is None or doc.status != "game" or doc.turn is None:
+            return
+        seat = doc.turn.seat
+        if state.to_act != seat or not (0 <= seat < len(doc.seats)) or not doc.seats[seat].present:
+            return
+        seat_doc = doc.seats[seat]
+        if seat_doc.user is None:
+            return
+        tu = translator(ctx.user_lang(seat_doc.user))
+        left = max(0, round(doc.turn.deadline - ctx.now))
+        text = tu.ngettext(
+            "Your turn: {n} second left, then a computer plays for you.",
+            "Your turn: {n} seconds left, then a computer plays for you.",
+            left,
+        ).format(n=left)
+        self.flow.warn_turn(ctx, seat, text)
+
     async def turn_missed(self, ctx: Context) -> None:
         """The turn's time ran out: the computer plays it; after enough misses it keeps the seat."""
         doc = ctx.doc
@@ -215,10 +236,13 @@ class ManagementHandlers(InformationHandlers):
             if not any(s.present for s in doc.seats):
                 ctx.to_group(t._("Everyone is away: the game waits. Send /back to play on."), kind="notice")
         else:
-            ctx.to_user(user, tu._("Time is up: a computer played your turn."))
+            # Said on top of their hand, which this command redraws anyway (the card is gone from it).
+            ctx.hand_alerts[seat] = [tu._("Time is up: a computer played your turn.")]
         ctx.mark("timeout")
         await self.flow.run_computers(ctx)
         self.flow.conclude(ctx)
+        for line in ctx.hand_alerts.pop(seat, ()):
+            ctx.to_user(user, line)  # no hand was redrawn (the game ended): on its own
 
 
 def _seat_language(user_key: str, code: str) -> Handler:

@@ -74,11 +74,15 @@ async def test_warnings_and_turns_played_by_the_computer_name_the_group(timed: H
     warning = await h.tick()
     h.clock.advance(30)
     played = await h.tick()
-    notices = [m for m in warning + played if isinstance(m.audience, Private) and m.kind != "hand"]
-    assert [m.kind for m in notices] == ["warning", "info"]
+    notices = [
+        m for m in warning + played if isinstance(m.audience, Private) and m.audience.user.key == absent.key
+    ]
+    # Both come on top of the absent player's hand, under the heading that names the group.
+    assert [m.kind for m in notices] == ["hand", "hand"] and notices[0].alert
     for m in notices:
-        assert m.audience.user.key == absent.key  # type: ignore[union-attr]
         assert m.text.startswith(heading(lang) + "\n"), m.text
+    assert notices[0].body.startswith(notices[0].alert)
+    assert notices[1].body.startswith(translator(lang)._("Time is up: a computer played your turn."))
 
 
 async def test_answers_in_place_and_private_tables_have_no_heading(harness: Harness) -> None:

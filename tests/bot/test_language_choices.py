@@ -138,7 +138,7 @@ async def test_timer_messages_come_in_the_absent_players_language(timed: Harness
     absent = users[state.to_act]
     h.clock.advance(61)
     [warning] = await h.tick()
-    assert warning.kind == "warning" and warning.language == (absent.language or "en")
+    assert warning.alert and warning.language == (absent.language or "en")
     h.clock.advance(30)
     out = await h.tick()
     private = [m for m in out if isinstance(m.audience, Private) and m.audience.user.key == absent.key]

@@ -28,7 +28,9 @@ async def test_warning_then_the_computer_plays_then_the_seat_goes_away(timed: Ha
     assert await h.tick() == []
     h.clock.advance(2)  # 61 s: the warning (30 s before the deadline)
     out = await h.tick()
-    assert len(out) == 1 and out[0].kind == "warning"
+    # The warning comes with the hand: new, notifying, its buttons ready, the warning on top.
+    assert len(out) == 1 and out[0].kind == "hand" and out[0].notify and out[0].buttons
+    assert out[0].alert.startswith("Your turn: 29 seconds left") and out[0].body.startswith(out[0].alert)
     assert isinstance(out[0].audience, Private) and out[0].audience.user.key == absent.key
     assert await h.tick() == []  # fires once
 
@@ -39,7 +41,9 @@ async def test_warning_then_the_computer_plays_then_the_seat_goes_away(timed: Ha
     assert doc is not None and doc.game is not None
     assert len(doc.game.actions) == before + 1
     assert doc.seats[seat].missed == 1 and not doc.seats[seat].away
-    assert any(isinstance(m.audience, Private) and m.audience.user.key == absent.key for m in out)
+    # "Time is up" is on top of their redrawn hand (the card is gone from it), not a message of its own.
+    [told] = [m for m in out if isinstance(m.audience, Private) and m.audience.user.key == absent.key]
+    assert told.kind == "hand" and told.body.startswith("Time is up: a computer played your turn.")
     assert await h.tick() == []
 
     # Play on until the absent player's turn comes again, then let it run out a second time.
@@ -74,7 +78,7 @@ async def test_a_deadline_is_replaced_when_the_player_acts_in_time(timed: Harnes
     assert not errors(await h.text(USERS[seat], "/bid 100"))
     h.clock.advance(15)  # the old deadline passes: nothing happens for the old turn
     out = await h.tick()
-    assert all(m.kind != "warning" or m.audience.user.key != USERS[seat].key for m in out)  # type: ignore[union-attr]
+    assert all(not m.alert or m.audience.user.key != USERS[seat].key for m in out)  # type: ignore[union-attr]
     _, doc = await h.doc()
     assert doc is not None and doc.game is not None and len(doc.game.actions) == 1
 

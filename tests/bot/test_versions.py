@@ -62,7 +62,7 @@ async def test_a_warning_carries_the_version_and_messages_without_a_table_none(t
     version, _ = await h.doc()
     h.clock.advance(61)
     out = await h.tick()
-    assert [m.kind for m in out] == ["warning"] and out[0].version == version
+    assert [bool(m.alert) for m in out] == [True] and out[0].version == version
     elsewhere = ChatRef("t", "-999", "Elsewhere")
     for text in ("/help", "/hand", "/frobnicate", "/rules"):
         out = await h.text(ALA, text, chat=elsewhere)
