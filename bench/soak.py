@@ -127,8 +127,10 @@ class Human:
     user: FakeUser
     table: TableRun
     rng: random.Random
-    last_key: frozenset[str] = frozenset()
-    seen_key: frozenset[str] = frozenset()
+    last_key: tuple[int, frozenset[str]] = (0, frozenset())
+    """The message and buttons last pressed: pressed and answered, they are not pressed again; the same
+    buttons on a newer message (the turn's warning, My hand) are a new hand in front of the person."""
+    seen_key: tuple[int, frozenset[str]] = (0, frozenset())
     seen_at: float = 0.0
     idle_shape: frozenset[tuple[str, tuple[str, ...]]] = frozenset()
     retry_at: float = 0.0
@@ -182,7 +184,6 @@ class Figures:
     recoveries: int = 0
     events: list[dict[str, Any]] = field(default_factory=list)
     private_kinds: Counter[str] = field(default_factory=Counter)
-    private_examples: list[str] = field(default_factory=list)
     """Private sends and edits by method, whether they carry move buttons, and their first line."""
 
 
@@ -403,8 +404,6 @@ class Soak:
                     moves = bool(_payload_versions(params.get("reply_markup"), moves_only=True))
                     lines = str(params.get("text") or "").split("\n")
                     first = re.sub(r"\d+", "#", lines[1] if len(lines) > 1 else lines[0])[:60]
-                    if not moves and len(self.f.private_examples) < 60 and self.rng.random() < 0.2:
-                        self.f.private_examples.append(f"{m} {chat_id} {time.time() - self.soak_started:.1f}: " + " ~ ".join(lines[1:]))
                     self.f.private_kinds[f"{m}:{'moves' if moves else 'no moves'}:{first}"] += 1
             return response
 
@@ -570,7 +569,7 @@ class Soak:
             if now - h.changed_at > 45 and now - h.asked_hand_at > 45:
                 self.ask_hand(h)
             return
-        key = frozenset(d for d, _ in moves)
+        key = (message.message_id, frozenset(d for d, _ in moves))
         if key == h.last_key and now < h.retry_at:
             return
         if key == h.last_key and h.retry_at == 0.0:
@@ -614,7 +613,7 @@ class Soak:
         return rng.choice(moves)
 
     async def press(
-        self, h: Human, message: FakeMessage, data: str, command: Command, key: frozenset[str]
+        self, h: Human, message: FakeMessage, data: str, command: Command, key: tuple[int, frozenset[str]]
     ) -> None:
         fake = self.fake
         final = command.name not in ("give", "discard") or _selection_complete(command)
@@ -1165,7 +1164,6 @@ class Soak:
             "calls_by_method": self._calls_by_method(),
             "budgeted_calls_per_s": self._budgeted_rate(),
             "private_calls_by_kind": dict(self.f.private_kinds.most_common(25)),
-            "private_examples": self.f.private_examples,
             "deals_completed": deals,
             "tables_advanced": sum(
                 1 for t in before if after.get(t, {}).get("version", 0) > before[t]["version"]
@@ -1212,7 +1210,9 @@ class Soak:
     def _budgeted_rate(self) -> dict[str, float]:
         """Calls the bot-wide budget counts, per second over the soak: the mean and the busiest seconds."""
         per_second: Counter[int] = Counter(
-            int(c.at - self.soak_started) for c in self.f.calls if c.status == 200 and c.method in BUDGETED_METHODS
+            int(c.at - self.soak_started)
+            for c in self.f.calls
+            if c.status == 200 and c.method in BUDGETED_METHODS
         )
         span = max(1, int(self.soak_ended - self.soak_started))
         rates = sorted(per_second.get(s, 0) for s in range(span))

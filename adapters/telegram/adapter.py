@@ -77,6 +77,7 @@ from adapters.telegram.reach import (
     start_link,
     start_payload,
 )
+from adapters.telegram.recovery import LOST_HAND_GRACE, resend_lost_hands
 from adapters.telegram.webapp import WebAppButtons
 from bot.commands import SECRET_MOVES, from_payload
 from bot.i18n import LANGUAGES
@@ -152,6 +153,9 @@ class TelegramAdapter:
         self._known: set[int] = set()
         """Users this process saw writing privately (the store says the same; this saves a read)."""
         self._probe: asyncio.Task[None] | None = None
+        self._recovery: asyncio.Task[None] | None = None
+        self.recovered_hands = 0
+        """Turn hands of a stopped process sent again at this one's start (`recovery`)."""
         self.in_flight = 0
         self.last_update_id = 0
         """The highest update id whose handling finished (tests wait for it)."""
@@ -214,17 +218,35 @@ class TelegramAdapter:
         app.add_error_handler(self._on_error)
 
     async def start(self) -> None:
-        """After `app.initialize()`: the command menu, readiness."""
+        """After `app.initialize()`: the command menu, readiness, and the turn hands a crashed process
+        did not send (`recovery`), looked for once, a little later."""
         await self.set_commands()
         if self.health is not None:
             self.health.set_connected(HEALTH_COMPONENT, True)
+        self._recovery = asyncio.get_running_loop().create_task(
+            self._resend_lost_hands(), name="telegram-recovery"
+        )
+
+    async def _resend_lost_hands(self) -> None:
+        await self.clock.sleep(LOST_HAND_GRACE)
+        try:
+            sent = await resend_lost_hands(
+                self.store, lambda command: self.run(command, None, kind="recovery"), now=self.clock.now()
+            )
+        except Exception:
+            log.exception("looking for lost hands failed")
+            return
+        self.recovered_hands = sent
+        if sent:
+            log.info("%d hand(s) a stopped process had not sent were sent again", sent)
 
     async def stop(self, timeout: float = 10.0) -> bool:
         """Deliver the queued messages (up to `timeout`) and stop."""
-        if self._probe is not None:
-            self._probe.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._probe
+        for task in (self._probe, self._recovery):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         if self.health is not None:
             self.health.set_connected(HEALTH_COMPONENT, False, "stopped")
         if self._outbox is None:

@@ -184,6 +184,9 @@ class MeteredStore(Store):
     async def next_deadline(self) -> float | None:
         return await self.inner.next_deadline()
 
+    async def tables_with_deadlines(self, limit: int) -> list[str]:
+        return await self.inner.tables_with_deadlines(limit)
+
     async def add_stats(self, scope_key: str, fields: Mapping[str, float]) -> None:
         await self.inner.add_stats(scope_key, fields)
 

@@ -271,6 +271,12 @@ class Store(abc.ABC):
     async def next_deadline(self) -> float | None:
         """When the earliest deadline falls due (lets a poller sleep until then)."""
 
+    @abc.abstractmethod
+    async def tables_with_deadlines(self, limit: int) -> list[str]:
+        """Up to `limit` tables that have a deadline, earliest first: every table waiting for a player's
+        turn has one, so this is how a process that just started finds the games in play (to send again
+        what a crashed process had not sent yet)."""
+
     # --- statistics and ratings ---------------------------------------------------------------------
 
     @abc.abstractmethod

@@ -318,6 +318,10 @@ class MemoryStore(Store):
     async def next_deadline(self) -> float | None:
         return min((d.when for d in self._deadlines.values()), default=None)
 
+    async def tables_with_deadlines(self, limit: int) -> list[str]:
+        ordered = sorted((d.when, table_id) for table_id, d in self._deadlines.items())
+        return [table_id for _, table_id in ordered[: max(limit, 0)]]
+
     # --- statistics and ratings ---------------------------------------------------------------------
 
     async def add_stats(self, scope_key: str, fields: Mapping[str, float]) -> None:

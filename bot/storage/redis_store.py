@@ -560,6 +560,11 @@ class RedisStore(Store):
         score = first[0][1] if isinstance(first[0], list | tuple) else first[1]
         return float(score)
 
+    async def tables_with_deadlines(self, limit: int) -> list[str]:
+        if limit <= 0:
+            return []
+        return list(await self._call("ZRANGE", self.keys.deadlines(), 0, limit - 1))
+
     # --- statistics and ratings ---------------------------------------------------------------------
 
     async def add_stats(self, scope_key: str, fields: Mapping[str, float]) -> None:

@@ -342,6 +342,19 @@ async def test_deadlines_are_claimed_in_order_once(backend: Backend) -> None:
     assert await store.next_deadline() is None
 
 
+async def test_the_tables_with_deadlines_are_listed_earliest_first(backend: Backend) -> None:
+    store = backend.store
+    assert await store.tables_with_deadlines(10) == []
+    await store.set_deadline("tg:-3", 30.0, "turn-3")
+    await store.set_deadline("tg:-1", 10.0, "turn-1")
+    await store.set_deadline("dc:7", 20.0, "turn-7")
+    assert await store.tables_with_deadlines(10) == ["tg:-1", "dc:7", "tg:-3"]
+    assert await store.tables_with_deadlines(2) == ["tg:-1", "dc:7"]
+    assert await store.tables_with_deadlines(0) == []
+    await store.clear_deadline("dc:7")
+    assert await store.tables_with_deadlines(10) == ["tg:-1", "tg:-3"]
+
+
 async def test_setting_a_deadline_replaces_the_tables_previous_one(backend: Backend) -> None:
     store = backend.store
     await store.set_deadline("tg:-1", 10.0, "old")
