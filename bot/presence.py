@@ -61,12 +61,14 @@ async def drop_seen_hands(
     """`messages` without the private hand messages of players whose web table is open.
 
     The hand of `asker` (the user whose command this answers) is kept: it answers what they just did in
-    their chat (a card picked for a give, `/hand`). Anything else, and every hand of a player whose page
-    is closed, goes out as before."""
+    their chat (a card picked for a give, `/hand`). So is the turn's warning (a hand with `alert`): the
+    page may be open in a tab nobody looks at. Anything else, and every hand of a player whose page is
+    closed, goes out as before."""
     out: list[Message] = []
     for m in messages:
         if (
             m.kind == "hand"
+            and not m.alert
             and isinstance(m.audience, Private)
             and m.key is not None
             and m.key.startswith("hand:")

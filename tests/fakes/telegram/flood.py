@@ -30,6 +30,9 @@ class FloodLimits:
     group_period: float = 60.0
     global_rate: float = 30.0
     global_burst: int = 30
+    paid_rate: float = 1000.0
+    """Sends with `allow_paid_broadcast` (0.1 Stars each) draw on their own bot-wide budget, 1000/s
+    (Bot API, sendMessage); the per-chat and per-group limits stay the same."""
     tolerance: float = 0.05
     enabled: bool = True
 
@@ -67,17 +70,19 @@ class FloodControl:
         self.limits = limits
         self._clock = clock
         self._global = TokenBucket(limits.global_burst, limits.global_rate, clock())
+        self._paid = TokenBucket(limits.paid_rate, limits.paid_rate, clock())
         self._chats: dict[int, TokenBucket] = {}
         self._groups: dict[int, TokenBucket] = {}
         self.rejected = 0
 
-    def check(self, chat_id: int, is_group: bool) -> None:
-        """Consume one message of every applicable budget, or raise ApiError(429) consuming none."""
+    def check(self, chat_id: int, is_group: bool, paid: bool = False) -> None:
+        """Consume one message of every applicable budget, or raise ApiError(429) consuming none. A paid
+        broadcast takes from the paid bot-wide budget instead of the free one."""
         if not self.limits.enabled:
             return
         now = self._clock()
         limits = self.limits
-        buckets = [self._global]
+        buckets = [self._paid if paid else self._global]
         if chat_id not in self._chats:
             self._chats[chat_id] = TokenBucket(limits.chat_burst, limits.chat_rate, now)
         buckets.append(self._chats[chat_id])

@@ -246,8 +246,13 @@ class BotApi:
             raise ApiError.bad_request("message to be replied not found")
         return target
 
-    def spend(self, chat: FakeChat) -> None:
-        self.flood.check(chat.id, chat.is_group)
+    def spend(self, chat: FakeChat, p: Params | None = None) -> None:
+        """One message of the flood budgets; a new message sent with `allow_paid_broadcast` is a paid
+        one (edits take no such parameter)."""
+        paid = p is not None and p.flag("allow_paid_broadcast")
+        self.flood.check(chat.id, chat.is_group, paid)
+        if paid:
+            self.world.paid_broadcasts += 1
 
     def target(self, p: Params, missing: str) -> FakeMessage:
         if p.has("inline_message_id"):
@@ -411,7 +416,7 @@ class BotApi:
         text, entities = self.message_text(p)
         markup = self.markup(p, chat)
         reply_to = self.reply_target(chat, p)
-        self.spend(chat)
+        self.spend(chat, p)
         message = self.world.add_message(
             chat, self.world.bot, text=text, entities=entities, reply_markup=markup, reply_to=reply_to
         )
@@ -553,7 +558,7 @@ class BotApi:
         caption, caption_entities = self.caption(p)
         markup = self.markup(p, chat)
         reply_to = self.reply_target(chat, p)
-        self.spend(chat)
+        self.spend(chat, p)
         fields: dict[str, Any] = {
             "caption": caption,
             "caption_entities": caption_entities,

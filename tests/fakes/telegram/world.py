@@ -101,6 +101,8 @@ class World:
         self.wall_clock = wall_clock
         self.users: dict[int, FakeUser] = {}
         self.chats: dict[int, FakeChat] = {}
+        self.paid_broadcasts = 0
+        """Messages sent with `allow_paid_broadcast`: 0.1 Telegram Stars each off the bot's balance."""
         self.files: dict[str, StoredFile] = {}
         self.files_by_path: dict[str, StoredFile] = {}
         self.callback_queries: dict[str, CallbackQueryRecord] = {}
