@@ -133,6 +133,9 @@ class Human:
     seen_key: tuple[int, frozenset[str]] = (0, frozenset())
     seen_at: float = 0.0
     idle_shape: frozenset[tuple[str, tuple[str, ...]]] = frozenset()
+    idle_version: int = -1
+    """The turn the person lets run out: its choices, and its table version (the turn's warning brings
+    the hand again without a card picked half-way through a give: other choices, the same turn)."""
     retry_at: float = 0.0
     changed_at: float = 0.0
     last_message: tuple[int, str] = (0, "")
@@ -578,12 +581,14 @@ class Soak:
             return
         # The same choices under a newer version (the hand redrawn after someone's /back) are the same turn.
         shape = frozenset((c.name, c.args) for _, c in moves)
+        version = moves[0][1].version or 0
+        idle = shape == h.idle_shape or version == h.idle_version
         if key != h.seen_key:
             h.seen_key, h.seen_at = key, now
-            if shape != h.idle_shape and h.rng.random() < self.args.idle:
-                h.idle_shape = shape
-                self.f.idle.append(IdleTurn(h.table.table_id, moves[0][1].version or 0, now, h.key))
-        if shape == h.idle_shape:
+            if not idle and h.rng.random() < self.args.idle:
+                h.idle_shape, h.idle_version, idle = shape, version, True
+                self.f.idle.append(IdleTurn(h.table.table_id, version, now, h.key))
+        if idle:
             return  # letting the turn's time run out
         if now < h.seen_at + h.rng.uniform(*self.args.think):
             return

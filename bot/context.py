@@ -182,11 +182,11 @@ class Context:
         notify: bool = False,
         kind: str = "info",
         image: bytes | None = None,
+        optional: bool = False,
     ) -> None:
         chat = self._group_chat()
-        self.messages.append(
-            Message(Group(chat), text, key, buttons, image, None, notify, self.group_lang(), kind)
-        )
+        message = Message(Group(chat), text, key, buttons, image, None, notify, self.group_lang(), kind)
+        self.messages.append(replace(message, optional=True) if optional else message)
 
     def _group_chat(self) -> ChatRef:
         if self.doc is not None:

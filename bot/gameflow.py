@@ -184,6 +184,9 @@ class GameFlow:
         new_deal = last_start >= 0
         current = events[last_start:] if new_deal else events
         live = self.settings.table_updates == "every_action"
+        optional = False
+        """Only the trick as it forms (the table names its leader either way): skipped when short of
+        budget."""
         if live:
             trigger = bool(current)
         else:
@@ -194,7 +197,7 @@ class GameFlow:
             # their time leave the group's budget room for it; fast play merges into the trick's end).
             gap = self.settings.table_trick_seconds
             if not trigger and gap > 0 and state.phase == Phase.PLAY and ctx.now - doc.table_at >= gap:
-                trigger = any(e.kind == ev.CARD_PLAYED for e in current)
+                trigger = optional = any(e.kind == ev.CARD_PLAYED for e in current)
         if not state.finished and (trigger or new_deal or force_table):
             doc.table_at = ctx.now
             table = self.table(ctx)
@@ -204,6 +207,7 @@ class GameFlow:
                 buttons=table.buttons,
                 notify=new_deal,
                 kind="table",
+                optional=optional and not (new_deal or force_table),
             )
         if state.finished and doc.status == "game":
             self.finish(ctx, "won")

@@ -163,6 +163,10 @@ class Message:
     """Hands of one deal are one series. A notifying hand replaces the previous one of its key; an adapter
     that pays a call per deletion may leave the replaced ones of the series on screen and delete them all
     at once when a hand of another series (the next deal, the next game) replaces them."""
+    optional: bool = False
+    """A redraw that only adds detail (the group's table showing the trick as it forms) and leaves nothing
+    wrong on screen when skipped: an adapter short of send budget may drop it (the next redraw that is
+    not optional comes anyway)."""
     alert: str = ""
     """On a hand sent again to hurry its player (the turn's time is running out): the warning, which is
     also the hand's first line. An adapter that notifies by other means than a new message (Discord's

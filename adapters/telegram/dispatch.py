@@ -161,6 +161,7 @@ class Dispatcher:
                         silent=not message.notify,
                         version=message.version,
                         priority=priority(message),
+                        optional=message.optional,
                     )
                 )
             elif isinstance(audience, Private):

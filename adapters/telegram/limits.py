@@ -34,6 +34,7 @@ __all__ = [
     "Preempted",
     "SendArgs",
     "SendLimits",
+    "Skipped",
     "is_budgeted",
 ]
 
@@ -88,18 +89,24 @@ class Preempted(Exception):
     """A send waiting for the budget gave way to a more urgent message of its chat; nothing was sent."""
 
 
+class Skipped(Exception):
+    """An optional send (`Message.optional`) found the budget short: it is dropped, nothing was sent."""
+
+
 @dataclass(frozen=True, slots=True)
 class SendArgs:
     """What one Bot API call tells the rate limiter (PTB's `rate_limit_args`).
 
     `still_wanted`: asked while the send waits for the budget; when it says no, the call raises
     `Preempted` instead of sending. `wake` is set when the answer may have changed (a more urgent message
-    was queued), so the wait is cut short. `max_floods`: 429s to sit out before giving up."""
+    was queued), so the wait is cut short. `max_floods`: 429s to sit out before giving up. `optional`:
+    when the budget is not there at once, raise `Skipped` instead of waiting."""
 
     priority: int = URGENT
     still_wanted: Callable[[], bool] | None = None
     wake: asyncio.Event | None = None
     max_floods: int | None = None
+    optional: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,7 +48,7 @@ from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, Re
 from telegram.ext import ExtBot
 
 from adapters.telegram.content import Content
-from adapters.telegram.limits import INFO, NORMAL, URGENT, Preempted, SendArgs
+from adapters.telegram.limits import INFO, NORMAL, URGENT, Preempted, SendArgs, Skipped
 from bot.ops.metrics import Metrics
 from bot.storage import StorageError, Store
 
@@ -134,6 +134,8 @@ class Op:
     """`URGENT` goes first, then `NORMAL`, then `INFO`; None: `NORMAL` for a keyed message, `INFO` for
     an unkeyed one."""
 
+    optional: bool = False
+    """`Message.optional`: dropped instead of waiting when the budget is short."""
     series: str | None = None
     """`Message.series`: in a private chat, the messages this one replaces stay until another series
     replaces them, then go together in one deleteMessages."""
@@ -168,6 +170,8 @@ class DeliveryStats:
     """Sends that, waiting for the budget, gave way to a more urgent message (and were sent later)."""
     batches: int = 0
     """deleteMessages calls (replaced hands of a finished deal)."""
+    skipped: int = 0
+    """Optional redraws dropped because the budget was short (`Message.optional`)."""
 
 
 @dataclass(slots=True)
@@ -263,6 +267,7 @@ class Outbox:
                     replace_old=pending.replace_old or op.replace_old,
                     version=op.version if op.version is not None else pending.version,
                     priority=min(pending.rank, op.rank),
+                    optional=pending.optional and op.optional,
                 )
                 self.stats.merged += 1
                 return
@@ -359,6 +364,8 @@ class Outbox:
                     await self._deliver(op, chat)
                 except Preempted:
                     self._give_way(chat, op)
+                except Skipped:
+                    self.stats.skipped += 1
                 except Forbidden as exc:
                     self._lost_chat(chat_id, chat, exc)
                 except ChatMigrated as exc:
@@ -442,12 +449,12 @@ class Outbox:
             return {}
         rank = op.rank
         if rank <= URGENT:
-            return {"rate_limit_args": SendArgs(rank)}
+            return {"rate_limit_args": SendArgs(rank, optional=op.optional)}
 
         def still_wanted() -> bool:
             return chat.started or not any(p.rank < rank for p in chat.queue)
 
-        return {"rate_limit_args": SendArgs(rank, still_wanted, chat.wake)}
+        return {"rate_limit_args": SendArgs(rank, still_wanted, chat.wake, optional=op.optional)}
 
     async def _deliver(self, op: Op, chat: _Chat) -> None:
         chat.started = False

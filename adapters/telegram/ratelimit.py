@@ -30,7 +30,7 @@ from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
 from telegram.ext import BaseRateLimiter
 
 from adapters.telegram.clock import Clock, SystemClock
-from adapters.telegram.limits import Preempted, SendArgs, SendLimits, is_budgeted
+from adapters.telegram.limits import Preempted, SendArgs, SendLimits, Skipped, is_budgeted
 from bot.ops.metrics import Metrics
 from bot.storage import Store
 
@@ -88,6 +88,8 @@ class SharedRateLimiter(BaseRateLimiter[SendArgs]):
         """Sends that had to wait for the budget."""
         self.preempted = 0
         """Waiting sends that gave way to a more urgent one of their chat."""
+        self.skipped = 0
+        """Optional sends dropped because the budget was short."""
 
     async def initialize(self) -> None:
         return None
@@ -110,6 +112,9 @@ class SharedRateLimiter(BaseRateLimiter[SendArgs]):
             wait = await self.store.acquire_sends(buckets, self._now())
             if wait <= 0:
                 break
+            if args.optional:
+                self.skipped += 1
+                raise Skipped
             waited += wait
             await self._pause(wait, args.wake)
         if waited > 0:

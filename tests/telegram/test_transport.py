@@ -13,7 +13,7 @@ from tgkit import Rig, VirtualClock
 
 from adapters.telegram.clock import SystemClock
 from adapters.telegram.content import MAX_CAPTION, MAX_TEXT, render, utf16_len
-from adapters.telegram.limits import SendLimits
+from adapters.telegram.limits import URGENT, SendArgs, SendLimits, Skipped
 from adapters.telegram.outbox import Op, Outbox, Ref, chat_scope
 from adapters.telegram.ratelimit import SharedRateLimiter
 from adapters.telegram.reach import LINK_SECONDS, BadLink, StartIntent, link_key, parse_start, start_payload
@@ -108,6 +108,27 @@ async def test_real_time_pacing_in_one_chat() -> None:
     elapsed = time.monotonic() - start
     assert 1.9 <= elapsed < 4.0
     assert fake.stats.too_many_requests == 0 and limiter.waits == 2
+    await bot.shutdown()
+    await fake.close()
+
+
+async def test_an_optional_send_is_dropped_when_the_budget_is_short() -> None:
+    """`Message.optional` (the trick as it forms): sent when the budget is there, else dropped at once
+    with nothing spent; a required send to the same chat waits for its turn."""
+    fake = FakeTelegram()
+    alice = fake.add_user("Alice")
+    fake.user_starts_bot(alice)
+    clock = VirtualClock()
+    limiter = SharedRateLimiter(MemoryStore(clock=clock), fake.token.split(":")[0], clock=clock)
+    bot = ExtBot(fake.token, request=InProcessRequest(fake), rate_limiter=limiter)
+    await bot.initialize()
+    optional = SendArgs(URGENT, optional=True)
+    await bot.send_message(alice.id, "first", rate_limit_args=optional)  # the budget is there: sent
+    with pytest.raises(Skipped):
+        await bot.send_message(alice.id, "second", rate_limit_args=optional)  # 1 a second in a chat
+    await bot.send_message(alice.id, "third")  # required: waits a second, then goes
+    assert [m.text for m in fake.bot_messages(alice)] == ["first", "third"]
+    assert limiter.skipped == 1 and limiter.waits == 1 and fake.stats.too_many_requests == 0
     await bot.shutdown()
     await fake.close()
 
