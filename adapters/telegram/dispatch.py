@@ -103,7 +103,10 @@ def priority(message: Message) -> int:
         if message.key is not None:
             return URGENT
     elif message.key is not None and isinstance(message.audience, Private):
-        return URGENT if message.notify else NORMAL
+        # The hand of the player who must act (it has their moves) goes first. A notifying hand without
+        # moves (a new deal's hand for someone whose turn is not yet) may wait behind the urgent sends:
+        # when the bot's budget is full and their turn comes first, the two become one send.
+        return URGENT if message.notify and message.buttons else NORMAL
     return INFO if message.kind in ANSWER_KINDS or isinstance(message.audience, Sender) else NORMAL
 
 

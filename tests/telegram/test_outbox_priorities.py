@@ -12,9 +12,10 @@ from floodkit import Recorder, SimClock
 from tgkit import Rig
 
 from adapters.telegram.content import render
+from adapters.telegram.dispatch import priority
 from adapters.telegram.limits import INFO, NORMAL, URGENT, SendLimits
 from adapters.telegram.outbox import QUEUE_LIMIT, Op, Outbox
-from bot.model import ChatRef, Group, Message, Private, UserRef
+from bot.model import Button, ChatRef, Group, Message, Private, UserRef
 
 
 def _group(chat_id: int, text: str, key: str | None = None, **kw: object) -> Message:
@@ -171,3 +172,13 @@ async def test_a_bot_without_the_shared_limiter_still_delivers(rig: Rig) -> None
     assert _sent_texts(rig, chat.id) == ["table", "hello"] and other.stats.failed == 0
     await other.close()
     await bot.shutdown()
+
+
+def test_a_new_deals_hand_waits_behind_the_hands_of_players_who_must_act() -> None:
+    """A notifying hand with moves is urgent; one without (someone else bids first) may wait, and when
+    its owner's turn comes while it waits, the turn's hand takes its place (one send)."""
+    ala = Private(UserRef("tg", "1", "Ala"))
+    move = ((Button("Pass", "pass"),),)
+    assert priority(Message(ala, "hand", "hand:tg:-1", move, notify=True, kind="hand")) == URGENT
+    assert priority(Message(ala, "hand", "hand:tg:-1", notify=True, kind="hand")) == NORMAL
+    assert priority(Message(ala, "hand", "hand:tg:-1", move, kind="hand")) == NORMAL
