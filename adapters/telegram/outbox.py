@@ -57,6 +57,11 @@ __all__ = ["DeliveryStats", "Op", "Outbox", "Ref", "chat_scope"]
 log = logging.getLogger("thousand.telegram.outbox")
 
 PLATFORM: Final = "telegram"
+STORE_PAUSE: Final = 1.0
+STORE_RETRIES: Final = 60
+"""A message whose delivery found the store unreachable before anything went out waits `STORE_PAUSE`
+seconds and tries again, up to this many times (a minute: a Redis restart or failover), then is dropped
+(logged). Losing it would leave a player without their turn's hand until the turn's warning."""
 MAX_REFS: Final = 64
 """References kept per chat; the oldest go when a chat has more (old deals' table messages)."""
 KEEP_REFS: Final = 48
@@ -136,6 +141,9 @@ class Op:
 
     optional: bool = False
     """`Message.optional`: dropped instead of waiting when the budget is short."""
+    store_waits: int = 0
+    """Times this message went back to its queue because the store was unreachable before any of it
+    went out (see `STORE_RETRIES`)."""
     series: str | None = None
     """`Message.series`: in a private chat, the messages this one replaces stay until another series
     replaces them, then go together in one deleteMessages."""
@@ -172,6 +180,8 @@ class DeliveryStats:
     """deleteMessages calls (replaced hands of a finished deal)."""
     skipped: int = 0
     """Optional redraws dropped because the budget was short (`Message.optional`)."""
+    store_waits: int = 0
+    """Messages put back to wait for an unreachable store (then sent, unless it stayed away)."""
 
 
 @dataclass(slots=True)
@@ -306,14 +316,18 @@ class Outbox:
         return op
 
     def _give_way(self, chat: _Chat, op: Op) -> None:
-        """`op` gave way to a more urgent message: back to the head of the queue, merged with what came
-        for its key since, as if it had never left."""
+        """`op` gave way to a more urgent message: back to its place."""
+        self._put_back(chat, op)
+        self.stats.preempted += 1
+
+    def _put_back(self, chat: _Chat, op: Op) -> None:
+        """`op` back to the head of the queue, merged with what came for its key since, as if it had
+        never left."""
         waiting = list(chat.queue)
         chat.queue.clear()
         chat.queue.append(op)
         for pending in waiting:
             self._insert(chat, pending)
-        self.stats.preempted += 1
 
     def forget_lost(self, chat_id: int) -> None:
         """The chat works again (the user pressed Start, the bot is back in the group): deliver again."""
@@ -366,11 +380,25 @@ class Outbox:
                     self._give_way(chat, op)
                 except Skipped:
                     self.stats.skipped += 1
+                except StorageError as exc:
+                    if chat.started or op.store_waits >= STORE_RETRIES:
+                        self.stats.failed += 1
+                        self._error(exc)
+                        log.warning(
+                            "message to chat %s not delivered: %s", chat_id, exc, extra={"event": "send"}
+                        )
+                        continue
+                    # Nothing of it went out: it waits for the store (a restart, a failover) in its place,
+                    # merged with what comes for its key meanwhile, instead of being lost.
+                    op.store_waits += 1
+                    self.stats.store_waits += 1
+                    self._put_back(chat, op)
+                    await asyncio.sleep(STORE_PAUSE)
                 except Forbidden as exc:
                     self._lost_chat(chat_id, chat, exc)
                 except ChatMigrated as exc:
                     await self._chat_migrated(chat_id, chat, op, exc.new_chat_id)
-                except (BadRequest, RetryAfter, NetworkError, StorageError) as exc:
+                except (BadRequest, RetryAfter, NetworkError) as exc:
                     self.stats.failed += 1
                     self._error(exc)
                     log.warning("message to chat %s not delivered: %s", chat_id, exc, extra={"event": "send"})

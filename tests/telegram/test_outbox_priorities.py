@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 from floodkit import Recorder, SimClock
-from tgkit import Rig
+from tgkit import Rig, VirtualClock
 
 from adapters.telegram.content import render
 from adapters.telegram.dispatch import priority
 from adapters.telegram.limits import INFO, NORMAL, URGENT, SendLimits
 from adapters.telegram.outbox import QUEUE_LIMIT, Op, Outbox
 from bot.model import Button, ChatRef, Group, Message, Private, UserRef
+from bot.storage import MemoryStore, StorageUnavailable
 
 
 def _group(chat_id: int, text: str, key: str | None = None, **kw: object) -> Message:
@@ -182,3 +184,41 @@ def test_a_new_deals_hand_waits_behind_the_hands_of_players_who_must_act() -> No
     assert priority(Message(ala, "hand", "hand:tg:-1", move, notify=True, kind="hand")) == URGENT
     assert priority(Message(ala, "hand", "hand:tg:-1", notify=True, kind="hand")) == NORMAL
     assert priority(Message(ala, "hand", "hand:tg:-1", move, kind="hand")) == NORMAL
+
+
+class _StoreAway(MemoryStore):
+    """A memory store whose send budget is unreachable while `away` (Redis restarting)."""
+
+    away = False
+
+    async def acquire_sends(self, buckets: Any, now: float | None = None) -> float:
+        if self.away:
+            raise StorageUnavailable("redis is restarting")
+        return await super().acquire_sends(buckets, now)
+
+
+async def test_a_message_waits_for_the_store_instead_of_being_lost() -> None:
+    """A hand queued when Redis goes away is sent when it is back (before: dropped, and the player waited
+    for the turn's warning)."""
+    clock = VirtualClock()
+    store = _StoreAway(clock=clock)
+    rig = Rig(store=store, clock=clock)
+    await rig.start()
+    try:
+        alice = rig.fake.add_user("Alice")
+        rig.fake.user_starts_bot(alice)
+        outbox = rig.bot.adapter.outbox
+        store.away = True
+        outbox.put(
+            Op(alice.id, render(_group(alice.id, "your turn")), key="hand:x", fresh=True, priority=URGENT)
+        )
+        for _ in range(200):
+            if outbox.stats.store_waits >= 1:
+                break
+            await asyncio.sleep(0.01)
+        assert outbox.stats.store_waits >= 1 and "your turn" not in _sent_texts(rig, alice.id)
+        store.away = False
+        assert await outbox.drain(timeout=5)
+        assert _sent_texts(rig, alice.id).count("your turn") == 1 and outbox.stats.failed == 0
+    finally:
+        await rig.close()
