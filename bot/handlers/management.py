@@ -192,15 +192,12 @@ class ManagementHandlers(InformationHandlers):
 
     async def turn_warning(self, ctx: Context) -> None:
         """The turn's time is running out: the player gets their hand again with the warning on top."""
-        doc = ctx.doc
-        state = ctx.state
-        if doc is None or state is None or doc.status != "game" or doc.turn is None:
+        seat = _timed_seat(ctx)
+        if seat is None:
             return
-        seat = doc.turn.seat
-        if state.to_act != seat or not (0 <= seat < len(doc.seats)) or not doc.seats[seat].present:
-            return
+        doc = ctx.require_doc()
         seat_doc = doc.seats[seat]
-        if seat_doc.user is None:
+        if seat_doc.user is None or doc.turn is None:
             return
         tu = translator(ctx.user_lang(seat_doc.user))
         left = max(0, round(doc.turn.deadline - ctx.now))
@@ -213,13 +210,10 @@ class ManagementHandlers(InformationHandlers):
 
     async def turn_missed(self, ctx: Context) -> None:
         """The turn's time ran out: the computer plays it; after enough misses it keeps the seat."""
-        doc = ctx.doc
-        state = ctx.state
-        if doc is None or state is None or doc.status != "game" or doc.turn is None:
+        seat = _timed_seat(ctx)
+        if seat is None:
             return
-        seat = doc.turn.seat
-        if state.to_act != seat or not doc.seats[seat].present:
-            return
+        doc = ctx.require_doc()
         seat_doc = doc.seats[seat]
         await self.flow.play_for(ctx, seat)
         seat_doc.missed += 1
@@ -243,6 +237,18 @@ class ManagementHandlers(InformationHandlers):
         self.flow.conclude(ctx)
         for line in ctx.hand_alerts.pop(seat, ()):
             ctx.to_user(user, line)  # no hand was redrawn (the game ended): on its own
+
+
+def _timed_seat(ctx: Context) -> int | None:
+    """The seat whose turn the timer is for, while it is still that seat's turn and they are present."""
+    doc = ctx.doc
+    state = ctx.state
+    if doc is None or state is None or doc.status != "game" or doc.turn is None:
+        return None
+    seat = doc.turn.seat
+    if state.to_act != seat or not 0 <= seat < len(doc.seats) or not doc.seats[seat].present:
+        return None
+    return seat
 
 
 def _seat_language(user_key: str, code: str) -> Handler:

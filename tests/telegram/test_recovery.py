@@ -46,13 +46,8 @@ async def test_a_hand_lost_with_a_killed_process_comes_when_the_next_one_starts(
     await rig.start()
     try:
         table, people = await _started(rig)
-        _, state = await table.state()
-        assert state is not None and state.to_act is not None
-        late = people[state.to_act]
         # The acting hand never went out: its message is not there, its reference was never written.
-        lost = table.hand_message(late)
-        assert lost is not None
-        lost.deleted = True
+        late, lost, state = await table.lose_acting_hand()
         await rig.store.delete_ref(chat_scope(late.id), f"hand:{table.table_id}")
         before = _counts(rig, people)
         await _restart(rig)

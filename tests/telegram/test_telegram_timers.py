@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import asyncio
 
-from tgkit import Rig, seat_everyone, settings
+from fakes.telegram import FakeChat, FakeUser
+from tgkit import Rig, Table, seat_everyone, settings
+
+
+async def _timed_table(rig: Rig) -> tuple[Table, FakeChat, list[FakeUser]]:
+    """Three people at a table whose turns last 30 s (a warning 10 s before the end)."""
+    people = [rig.fake.add_user(n) for n in ("Alice", "Bob", "Carol")]
+    chat = rig.group("Cards", people)
+    table = await seat_everyone(rig, chat, people, short=False)
+    await rig.say(chat, people[0], "/settings turn 30")
+    return table, chat, people
 
 
 async def test_a_missed_turn_is_played_by_the_computer() -> None:
@@ -12,10 +22,7 @@ async def test_a_missed_turn_is_played_by_the_computer() -> None:
     await rig.start()
     try:
         fake = rig.fake
-        people = [fake.add_user(n) for n in ("Alice", "Bob", "Carol")]
-        chat = rig.group("Cards", people)
-        table = await seat_everyone(rig, chat, people, short=False)
-        await rig.say(chat, people[0], "/settings turn 30")
+        table, chat, people = await _timed_table(rig)
         doc, state = await table.state()
         assert state is not None and doc.settings.turn_seconds == 30
         await table.move()  # a move restarts the turn's clock with the new settings
@@ -45,18 +52,9 @@ async def test_the_warning_brings_the_hand_and_its_buttons_play() -> None:
     await rig.start()
     try:
         fake = rig.fake
-        people = [fake.add_user(n) for n in ("Alice", "Bob", "Carol")]
-        chat = rig.group("Cards", people)
-        table = await seat_everyone(rig, chat, people, short=False)
-        await rig.say(chat, people[0], "/settings turn 30")
+        table, _, _ = await _timed_table(rig)
         await table.move()
-        _, state = await table.state()
-        assert state is not None and state.to_act is not None
-        late = people[state.to_act]
-        # The turn's hand never reached them: as if its send went down with a killed process.
-        lost = table.hand_message(late)
-        assert lost is not None
-        lost.deleted = True
+        late, _, state = await table.lose_acting_hand()  # its send went down with a killed process
         assert table.hand_message(late) is None
         actions = len(state.actions_this_deal())
         rig.clock.advance(21)

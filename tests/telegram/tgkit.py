@@ -468,6 +468,17 @@ class Table:
                     return message
         return None
 
+    async def lose_acting_hand(self) -> tuple[FakeUser, FakeMessage, GameState]:
+        """Take the acting player's hand off their screen, as if its send had gone down with a killed
+        process: (the player, that message, the state)."""
+        doc, state = await self.state()
+        assert state is not None and state.to_act is not None
+        user = self.rig.fake._world.users[int(doc.seats[state.to_act].user_id or 0)]
+        lost = self.hand_message(user)
+        assert lost is not None
+        lost.deleted = True
+        return user, lost, state
+
     async def move(self) -> bool:
         """The human whose turn it is makes one move; False when the game is over."""
         doc, state = await self.state()
