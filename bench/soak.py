@@ -709,7 +709,7 @@ class Soak:
                 # again, so a move of those versions is no longer made (a hand drawn at the version the
                 # table is at now is valid again, the same state).
                 h.done_version = min(h.done_version, self.after_crash.get(h.table.table_id, 0) - 1)
-                if h.idle_version >= self.after_crash.get(h.table.table_id, 0):
+                if h.idle_version > self.after_crash.get(h.table.table_id, 0):
                     h.idle_version = -1  # the turn let run out was taken back: its version is a new turn
             record["saves_lost"] = sum(
                 max(0, v - self.after_crash.get(t, 0)) for t, v in self.before_crash.items()
