@@ -45,7 +45,12 @@ from pathlib import Path
 from typing import Any, cast
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "reliability")]
+sys.path[:0] = [
+    str(ROOT),
+    str(ROOT / "tests"),
+    str(ROOT / "tests" / "reliability"),
+    str(ROOT / "tests" / "telegram"),
+]
 
 import redis.asyncio as aioredis  # noqa: E402
 from cardspy import Part, leaks, secret_cards, telegram_parts  # noqa: E402
@@ -58,6 +63,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError  # noqa: E4
 from redis.exceptions import RedisError  # noqa: E402
 from redis.exceptions import TimeoutError as RedisTimeoutError  # noqa: E402
 from redis_server import RedisServer  # noqa: E402
+from tgkit import COUNTED_METHODS, SEND_METHODS  # noqa: E402
 
 from adapters.telegram.limits import BUDGETED_METHODS  # noqa: E402
 from bench.faults import Balancer, BotProcess, FaultEvent, FaultPlan, environment, free_port  # noqa: E402
@@ -67,7 +73,6 @@ from bot.snapshot import GameCache  # noqa: E402
 from bot.storage import RedisStore, StorageError  # noqa: E402
 from bot.table import TableDoc  # noqa: E402
 
-NEW_MESSAGE_METHODS = frozenset({"sendmessage", "sendphoto", "senddocument"})
 UNAVAILABLE = "temporarily unavailable"
 PREFIX = "soak"
 SECRET = "s0ak-webhook-secret"
@@ -376,7 +381,7 @@ class Soak:
             if fault is not None:
                 _INJECTED.set(True)
                 self.f.injected[f"{fault.kind.value}:{method}"] += 1
-                if fault.kind is FaultKind.HANG and fault.apply and method in NEW_MESSAGE_METHODS:
+                if fault.kind is FaultKind.HANG and fault.apply and method in SEND_METHODS:
                     self.f.forced_duplicates += 1
             return fault
 
@@ -1164,7 +1169,7 @@ class Soak:
             "actions_applied": actions,
             "actions_per_s": round(actions / max(1.0, self.soak_ended - self.soak_started), 2),
             "calls_per_action": round(
-                sum(1 for c in self.f.calls if c.method in COUNTED_CALLS and c.status == 200)
+                sum(1 for c in self.f.calls if c.method in COUNTED_METHODS and c.status == 200)
                 / max(1, actions),
                 2,
             ),
@@ -1250,20 +1255,6 @@ def _int(value: object) -> int:
 def _command(data: str) -> Command:
     nobody = UserRef("tg", "0", "")
     return from_payload(data, ChatRef("tg", "0", "", True), nobody)
-
-
-COUNTED_CALLS = frozenset(
-    {
-        "sendmessage",
-        "sendphoto",
-        "senddocument",
-        "editmessagetext",
-        "editmessagereplymarkup",
-        "deletemessage",
-        "deletemessages",
-    }
-)
-"""What a move costs (issue 13): every send, edit and deletion the bot made during the soak."""
 
 
 def _payload_versions(markup: object, *, moves_only: bool = False) -> list[tuple[str, int]]:

@@ -184,9 +184,7 @@ class GameFlow:
         new_deal = last_start >= 0
         current = events[last_start:] if new_deal else events
         live = self.settings.table_updates == "every_action"
-        optional = False
-        """Only the trick as it forms (the table names its leader either way): skipped when short of
-        budget."""
+        optional = False  # only the trick as it forms (the table names its leader): skippable
         if live:
             trigger = bool(current)
         else:

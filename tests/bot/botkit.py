@@ -261,20 +261,3 @@ def audience_key(m: Message) -> str:
 
 def label_set(lang: str) -> tuple[str, ...]:
     return translator(lang).card_labels
-
-
-def played_for_them(doc: TableDoc) -> int:
-    """Stored actions nobody sent: a person's last card, which plays itself (`GameFlow.forced_card`)."""
-    from bot.snapshot import GameSpec, decode_action
-    from core.actions import Play
-
-    if doc.game is None:
-        return 0
-    state = GameSpec.from_json(doc.game.spec).start()
-    count = 0
-    for text in doc.game.actions:
-        seat, action = decode_action(text)
-        last = type(action) is Play and state.deal.hands[seat].bit_count() == 1
-        count += last and len(state.legal_actions(seat)) == 1
-        state, _ = state.apply(seat, action)
-    return count

@@ -11,7 +11,8 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pytest
-from botkit import Clock, Harness, action_text, errors, make_user, played_for_them, quiet_settings
+from actionlog import played_for_them
+from botkit import Clock, Harness, action_text, errors, make_user, quiet_settings
 from redis_server import RedisServer
 
 from bot.commands import SECRET_MOVES, decode_payload, encode_payload, from_payload, parse_text

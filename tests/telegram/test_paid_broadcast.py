@@ -6,9 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tgkit import Rig, seat_everyone, settings
-
-SENDS = frozenset({"sendmessage", "sendphoto", "senddocument"})
+from tgkit import SEND_METHODS, Rig, seat_everyone, settings
 
 
 async def _play(paid: bool) -> tuple[Rig, list[tuple[str, dict[str, Any]]]]:
@@ -35,7 +33,7 @@ async def _play(paid: bool) -> tuple[Rig, list[tuple[str, dict[str, Any]]]]:
 async def test_sends_carry_the_paid_broadcast_flag_only_when_it_is_on(paid: bool) -> None:
     rig, seen = await _play(paid)
     try:
-        sends = [p for m, p in seen if m in SENDS]
+        sends = [p for m, p in seen if m in SEND_METHODS]
         edits = [p for m, p in seen if m.startswith("edit")]
         assert len(sends) > 10 and edits
         flagged = [p for p in sends if str(p.get("allow_paid_broadcast")).lower() == "true"]

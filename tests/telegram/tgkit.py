@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import cardspy
+from actionlog import played_for_them
 from fakes.telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser, InProcessRequest
 from fakes.telegram.fake import ApiResponse
 from fakes.telegram.models import UploadedFile
@@ -32,7 +33,7 @@ from bot.ops.runtime import Runtime
 from bot.render import give_order
 from bot.service import Service
 from bot.settings import Settings
-from bot.snapshot import GameCache, GameSpec, decode_action
+from bot.snapshot import GameCache
 from bot.storage import MemoryStore, Store
 from bot.table import TableDoc
 from core.actions import (
@@ -100,17 +101,14 @@ def settings(**overrides: Any) -> Settings:
 # --------------------------------------------------------------------------- the watch
 
 
-COUNTED_METHODS = frozenset(
-    {
-        "sendmessage",
-        "sendphoto",
-        "senddocument",
-        "editmessagetext",
-        "editmessagereplymarkup",
-        "deletemessage",
-        "deletemessages",
-    }
-)
+SEND_METHODS = frozenset({"sendmessage", "sendphoto", "senddocument"})
+"""The methods that post a new message (the ones that notify, and that `allow_paid_broadcast` applies to)."""
+COUNTED_METHODS = SEND_METHODS | {
+    "editmessagetext",
+    "editmessagereplymarkup",
+    "deletemessage",
+    "deletemessages",
+}
 """What a move costs in Bot API calls (issue 13): every send, edit and deletion; answers to presses not."""
 
 
@@ -444,17 +442,7 @@ class Table:
 
     async def played_for_them(self) -> int:
         """Stored actions nobody pressed or typed: last cards, which play themselves."""
-        doc = await self.doc()
-        if doc.game is None:
-            return 0
-        state = GameSpec.from_json(doc.game.spec).start()
-        count = 0
-        for text in doc.game.actions:
-            seat, action = decode_action(text)
-            last = type(action) is Play and state.deal.hands[seat].bit_count() == 1
-            count += last and len(state.legal_actions(seat)) == 1  # not when conceding was open too
-            state, _ = state.apply(seat, action)
-        return count
+        return played_for_them(await self.doc())
 
     def hand_message(self, user: FakeUser) -> FakeMessage | None:
         """The hand message the user sees in the private chat (the newest with this table's buttons)."""
