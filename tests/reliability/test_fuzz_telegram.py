@@ -283,13 +283,19 @@ def test_fuzz_through_telegram() -> None:
     machine.cases = machine.presses = machine.forged = machine.moves = 0
     rounds = 0
     seed = fuzz_seed()
-    while machine.cases < wanted:
+
+    def covered() -> bool:
+        # Hypothesis leaves some rules out of whole runs (swarm testing): another round brings them in.
+        m = machine
+        return m.presses > wanted // 30 and m.forged > wanted // 30 and m.moves > wanted // 10
+
+    while machine.cases < wanted or not covered():
         rounds += 1
-        assert rounds <= 5, f"only {machine.cases} of {wanted} updates"
+        assert rounds <= 10, f"only {machine.cases} of {wanted} updates (seed {seed})"
         run_seeded(
             machine,
             settings(
-                max_examples=max(1, math.ceil((wanted - machine.cases) / STEPS)),
+                max_examples=max(4, math.ceil((wanted - machine.cases) / STEPS)),
                 stateful_step_count=STEPS,
                 deadline=None,
                 suppress_health_check=list(HealthCheck),
@@ -303,4 +309,4 @@ def test_fuzz_through_telegram() -> None:
         f" {machine.cases} updates, {machine.presses} real buttons pressed by anyone, "
         f"{machine.forged} made-up callback data, {machine.moves} legal moves"
     )
-    assert machine.presses > wanted // 30 and machine.forged > wanted // 30 and machine.moves > wanted // 10
+    assert covered()
