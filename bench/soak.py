@@ -916,6 +916,7 @@ class Soak:
         late: list[float] = []
         not_fired = 0
         idle_lost_in_crash = 0
+        idle_lost_examples: list[dict[str, Any]] = []
         not_fired_examples: list[dict[str, Any]] = []
         due = [i for i in self.f.idle if i.at + self.args.turn_seconds + 10 < self.soak_ended]
         for idle in due:
@@ -928,11 +929,27 @@ class Soak:
                 began = stream[v]
                 v += 1
             fired = stream.get(v)
-            if self.crash_at is not None and (began is None or began[0] > idle.at):
+            taken_back = (
+                self.after_crash.get(idle.table, 0) < idle.version <= self.before_crash.get(idle.table, 0)
+            )
+            if taken_back and (began is None or began[0] > idle.at):
                 # The save that holds this version now came after the person saw the turn: the one they
                 # saw was in the second the Redis crash lost, the table went back, and that turn no
-                # longer exists (its version came again, maybe as someone else's turn).
+                # longer exists (its version came again, maybe as someone else's turn). A hand of such a
+                # version may still arrive after the crash (queued, or slowed by Telegram), so these are
+                # counted by version, not by time; a turn the crash did not take back must have fired.
                 idle_lost_in_crash += 1
+                first = stream.get(idle.version)
+                idle_lost_examples.append(
+                    {
+                        "table": idle.table,
+                        "version": idle.version,
+                        "at": round(idle.at - self.soak_started, 1),
+                        "saved_at": None if first is None else round(first[0] - self.soak_started, 1),
+                        "deadline_set_at": None if began is None else round(began[0] - self.soak_started, 1),
+                        "crash_at": round(self.crash_at - self.soak_started, 1),
+                    }
+                )
                 continue
             if began is None or fired is None or fired[1].get("cmd") != "timer":
                 not_fired += 1
@@ -984,6 +1001,7 @@ class Soak:
             "idle_turns_played_by_timer": len(late),
             "idle_turns_not_fired": not_fired,
             "idle_turns_lost_in_redis_crash": idle_lost_in_crash,
+            "idle_turns_lost_in_redis_crash_examples": idle_lost_examples[:5],
             "idle_turns_not_fired_examples": not_fired_examples,
             "deadline_late_s": {"p50": _q(late, 0.5), "max": round(max(late, default=0.0), 2)},
             "deadlines_overdue_at_end": len(overdue),

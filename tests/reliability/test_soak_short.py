@@ -41,8 +41,12 @@ async def test_a_short_soak_with_faults() -> None:
     # No table stuck, every deadline fired and about on time, version and state agree everywhere.
     assert v["tables_stuck_after_faults"] == 0, summary
     assert v["idle_turns_not_fired"] == 0, summary
-    # Turns the crash took back are set aside, never more than the second before it could hold.
-    assert v["idle_turns_lost_in_redis_crash"] <= 2 and v["idle_turns_played_by_timer"] > 0, summary
+    # Turns the crash took back are set aside: only turns of versions it took back (the soak checks each
+    # by its version; any other idle turn must have fired), at most one per save it took back.
+    crashes = [e for e in result["faults"]["events"] if e["kind"] == "redis_crash"]
+    saves_lost = sum(e.get("saves_lost") or 0 for e in crashes)
+    assert v["idle_turns_lost_in_redis_crash"] <= saves_lost, summary
+    assert v["idle_turns_played_by_timer"] > 0, summary
     assert v["deadline_late_s"]["max"] < 35, summary  # a deadline claimed by a killed process: its lease
     assert v["deadlines_overdue_at_end"] == 0, summary
     assert v["inconsistent_tables"] == [], summary
