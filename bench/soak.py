@@ -923,7 +923,7 @@ class Soak:
             # The first save after the idle turn's that applied actions must be the timer's. Saves in
             # between without actions (someone's /back, a leave) set the turn's deadline again.
             stream = streams[idle.table]
-            began = stream.get(idle.version)
+            saved = began = stream.get(idle.version)
             v = idle.version + 1
             while v in stream and not stream[v][1].get("a") and stream[v][1].get("cmd") != "timer":
                 began = stream[v]
@@ -939,13 +939,12 @@ class Soak:
                 # version may still arrive after the crash (queued, or slowed by Telegram), so these are
                 # counted by version, not by time; a turn the crash did not take back must have fired.
                 idle_lost_in_crash += 1
-                first = stream.get(idle.version)
                 idle_lost_examples.append(
                     {
                         "table": idle.table,
                         "version": idle.version,
                         "at": round(idle.at - self.soak_started, 1),
-                        "saved_at": None if first is None else round(first[0] - self.soak_started, 1),
+                        "saved_at": None if saved is None else round(saved[0] - self.soak_started, 1),
                         "deadline_set_at": None if began is None else round(began[0] - self.soak_started, 1),
                         "crash_at": round(self.crash_at - self.soak_started, 1),
                     }

@@ -98,11 +98,11 @@ class Context:
     retitled: bool = False
     """The command brought a new title of the table's group (see `Service.run`)."""
     other_tables: list[Message] = field(default_factory=list)
+    """Messages of other tables the command changed too (`lang`), ready to send as they are."""
     hand_alerts: dict[int, list[str]] = field(default_factory=dict)
     """Lines for the top of a seat's next hand in this command ("Time is up: a computer played your
     turn."): said in the hand the command redraws anyway instead of in a message of their own, which on
     Telegram is one call less. `GameFlow.hand_message` takes them; what is left was not said."""
-    """Messages of other tables the command changed too (`lang`), ready to send as they are."""
 
     @property
     def next_version(self) -> int:
@@ -185,8 +185,9 @@ class Context:
         optional: bool = False,
     ) -> None:
         chat = self._group_chat()
-        message = Message(Group(chat), text, key, buttons, image, None, notify, self.group_lang(), kind)
-        self.messages.append(replace(message, optional=True) if optional else message)
+        lang = self.group_lang()
+        message = Message(Group(chat), text, key, buttons, image, None, notify, lang, kind, optional=optional)
+        self.messages.append(message)
 
     def _group_chat(self) -> ChatRef:
         if self.doc is not None:

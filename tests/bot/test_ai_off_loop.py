@@ -29,12 +29,14 @@ class HeldRunner(AiRunner):
     def __init__(self) -> None:
         super().__init__(workers=1, budget_s=0.2)
         self.release = asyncio.Event()
+        self.holding = asyncio.Event()
         self.held = 0
         self.waited_out = False
 
     async def decide(self, level: str, state: GameState, seat: int, seed: int) -> Action:
         if level == "hard" and len(state.legal_actions(seat)) > 1:
             self.held += 1
+            self.holding.set()
             try:
                 await asyncio.wait_for(self.release.wait(), timeout=5)
             except TimeoutError:
@@ -60,8 +62,7 @@ async def test_other_tables_are_served_while_computer_players_think() -> None:
         rng = random.Random(1)
 
         async def other_table() -> None:
-            while not runner.held:
-                await asyncio.sleep(0.001)
+            await runner.holding.wait()
             for _ in range(3):
                 assert await busy.play_turn(rng, dict(enumerate(people)))
             runner.release.set()

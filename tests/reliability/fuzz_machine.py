@@ -15,6 +15,7 @@ import os
 import random
 import types
 import uuid
+from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
 
 import hypothesis
@@ -461,6 +462,21 @@ def fuzz_seed() -> int:
     """The seed of this fuzz run: `THOUSAND_FUZZ_SEED` when set (to replay a failure), else a fresh one."""
     text = os.environ.get(FUZZ_SEED, "").strip()
     return int(text) if text else random.SystemRandom().randrange(2**32)
+
+
+MAX_ROUNDS = 10
+
+
+def fuzz_rounds(seed: int, done: Callable[[], bool], reached: Callable[[], str]) -> Iterator[int]:
+    """The round numbers of a fuzz loop, until `done()`: enough cases, and every kind of case the test
+    counts on. Hypothesis leaves rules out of whole examples (its simplest example repeats one rule all
+    the way), so a round can miss a kind of case that the next round brings in. After `MAX_ROUNDS` it
+    fails, saying what was `reached()` and the seed that replays the loop."""
+    rnd = 0
+    while not done():
+        rnd += 1
+        assert rnd <= MAX_ROUNDS, f"after {MAX_ROUNDS} rounds only {reached()} ({FUZZ_SEED}={seed})"
+        yield rnd
 
 
 def run_seeded(

@@ -30,6 +30,7 @@ from fakes.telegram.models import CallbackQueryRecord
 from fuzz_machine import (
     FUZZ_SEED,
     arg_strategy,
+    fuzz_rounds,
     fuzz_seed,
     payload_text_strategy,
     restore_secrets,
@@ -281,17 +282,21 @@ def test_fuzz_through_telegram() -> None:
     wanted = int(os.environ.get("THOUSAND_FUZZ_TG_CASES", 300))
     machine = TelegramFuzz
     machine.cases = machine.presses = machine.forged = machine.moves = 0
-    rounds = 0
     seed = fuzz_seed()
 
-    def covered() -> bool:
-        # Hypothesis leaves some rules out of whole runs (swarm testing): another round brings them in.
+    def done() -> bool:
         m = machine
-        return m.presses > wanted // 30 and m.forged > wanted // 30 and m.moves > wanted // 10
+        reached_kinds = m.presses > wanted // 30 and m.forged > wanted // 30 and m.moves > wanted // 10
+        return m.cases >= wanted and reached_kinds
 
-    while machine.cases < wanted or not covered():
-        rounds += 1
-        assert rounds <= 10, f"only {machine.cases} of {wanted} updates (seed {seed})"
+    def reached() -> str:
+        m = machine
+        return (
+            f"{m.cases} updates, {m.presses} real buttons pressed by anyone, "
+            f"{m.forged} made-up callback data, {m.moves} legal moves"
+        )
+
+    for rnd in fuzz_rounds(seed, done, reached):
         run_seeded(
             machine,
             settings(
@@ -302,11 +307,6 @@ def test_fuzz_through_telegram() -> None:
                 database=None,
             ),
             seed,
-            rounds,
+            rnd,
         )
-    print(
-        f"\nTelegramFuzz ({FUZZ_SEED}={seed}):"
-        f" {machine.cases} updates, {machine.presses} real buttons pressed by anyone, "
-        f"{machine.forged} made-up callback data, {machine.moves} legal moves"
-    )
-    assert covered()
+    print(f"\nTelegramFuzz ({FUZZ_SEED}={seed}): {reached()}")
