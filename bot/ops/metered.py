@@ -16,7 +16,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from bot.ops.metrics import Metrics
-from bot.storage.base import Deadline, SendBucket, StorageUnavailable, Store, StoredTable, VersionConflict
+from bot.storage.base import (
+    HANDOVER_TTL,
+    Deadline,
+    HandedOver,
+    SendBucket,
+    StorageUnavailable,
+    Store,
+    StoredTable,
+    VersionConflict,
+)
 
 __all__ = ["MeteredStore", "Probe", "probe"]
 
@@ -220,6 +229,24 @@ class MeteredStore(Store):
     async def count_hit(self, key: str, window: float) -> tuple[int, float]:
         # Not counted as an outage: the command throttle lets the command through when this fails.
         return await self.inner.count_hit(key, window)
+
+    @property
+    def keeps_after_exit(self) -> bool:
+        return self.inner.keeps_after_exit
+
+    async def hand_over(self, messages: Sequence[HandedOver], *, ttl_seconds: float = HANDOVER_TTL) -> int:
+        try:
+            return await self.inner.hand_over(messages, ttl_seconds=ttl_seconds)
+        except StorageUnavailable:
+            self._unavailable()
+            raise
+
+    async def take_handed_over(self, platform: str, limit: int = 100) -> list[HandedOver]:
+        try:
+            return await self.inner.take_handed_over(platform, limit)
+        except StorageUnavailable:
+            self._unavailable()
+            raise
 
     async def ping(self) -> None:
         await self.inner.ping()

@@ -4,7 +4,9 @@ local play. See `base.Store` for the contract and `keys` for the Redis key layou
 from bot.storage.base import (
     DEFAULT_RETENTION,
     DEFAULT_STREAM_MAXLEN,
+    HANDOVER_TTL,
     Deadline,
+    HandedOver,
     Retention,
     SendBucket,
     StorageError,
@@ -21,7 +23,9 @@ from bot.storage.redis_store import RedisStore
 __all__ = [
     "DEFAULT_RETENTION",
     "DEFAULT_STREAM_MAXLEN",
+    "HANDOVER_TTL",
     "Deadline",
+    "HandedOver",
     "KeyLayout",
     "MemoryStore",
     "RedisStore",

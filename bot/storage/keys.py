@@ -18,6 +18,12 @@ Every key is `<prefix>:{<tag>}:<kind>` so that Redis Cluster places keys sharing
     <prefix>:{sends}:log:<bucket>    zset: one entry per recorded send (sliding window log)
     <prefix>:{sends}:hold:<bucket>   string: POSIX time until which the bucket refuses sends
     <prefix>:{<hit key>}:hits        string: hits counted in the key's current window (expires with it)
+    <prefix>:{<table_id>}:handover:<platform>
+                                     hash: messages a stopping process handed over for the table, name
+                                     (audience, key) -> version and message; expires `HANDOVER_TTL`
+                                     after the last hand-over
+    <prefix>:{handover}:<platform>   zset: table id -> when its handed-over messages expire (ms): where
+                                     a taker looks; expired members are dropped by the next taker
 
 The service uses the chat key as the table id (one live table per chat), so table, stream and chat index
 share a slot and a save touches one slot. Deadlines are one global zset so that any process can poll
@@ -86,6 +92,12 @@ class KeyLayout:
 
     def hits(self, key: str) -> str:
         return self._tagged(key, "hits")
+
+    def handover(self, table_id: str, platform: str) -> str:
+        return f"{self._tagged(table_id, 'handover')}:{platform}"
+
+    def handover_index(self, platform: str) -> str:
+        return self._tagged("handover", platform)
 
     @staticmethod
     def slot(key: str) -> int:

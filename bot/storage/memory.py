@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 from bot.storage.base import (
     DEFAULT_RETENTION,
     DEFAULT_STREAM_MAXLEN,
+    HANDOVER_TTL,
     Deadline,
+    HandedOver,
     Retention,
     SendBucket,
     Store,
@@ -84,6 +86,8 @@ class MemoryStore(Store):
         self._refs: dict[str, tuple[float, dict[str, str]]] = {}
         self._moved: dict[str, _ChatEntry] = {}
         self._hits: dict[str, tuple[int, float]] = {}
+        self._handed: dict[tuple[str, str], tuple[float, dict[str, HandedOver]]] = {}
+        """(platform, table id) -> (expiry, name -> message): what `hand_over` keeps."""
 
     # --- helpers ------------------------------------------------------------------------------------
 
@@ -452,6 +456,49 @@ class MemoryStore(Store):
                 self._hits = {k: v for k, v in self._hits.items() if v[1] > now}
         self._hits[key] = (count + 1, ends)
         return count + 1, ends - now
+
+    # --- messages handed over by a stopping process ------------------------------------------------
+
+    @property
+    def keeps_after_exit(self) -> bool:
+        return False
+
+    async def hand_over(self, messages: Sequence[HandedOver], *, ttl_seconds: float = HANDOVER_TTL) -> int:
+        if ttl_seconds <= 0:
+            raise ValueError("ttl_seconds must be positive")
+        for message in messages:
+            check_id("table id", message.table_id)
+        now = self._clock()
+        kept = 0
+        for message in messages:
+            where = (message.platform, message.table_id)
+            expires_at, held = self._handed.get(where, (0.0, {}))
+            if expires_at <= now:
+                held = {}
+            old = held.get(message.slot_name)
+            if (
+                old is not None
+                and old.version is not None
+                and message.version is not None
+                and old.version > message.version
+            ):
+                continue
+            held[message.slot_name] = message
+            self._handed[where] = (now + ttl_seconds, held)
+            kept += 1
+        return kept
+
+    async def take_handed_over(self, platform: str, limit: int = 100) -> list[HandedOver]:
+        if limit <= 0:
+            return []
+        now = self._clock()
+        for where in [w for w, (expires_at, _) in self._handed.items() if expires_at <= now]:
+            del self._handed[where]
+        tables = sorted((expires_at, w) for w, (expires_at, _) in self._handed.items() if w[0] == platform)
+        taken: list[HandedOver] = []
+        for _, where in tables[:limit]:
+            taken += self._handed.pop(where)[1].values()
+        return sorted(taken, key=lambda m: (m.order, m.audience))
 
     # --- plumbing -----------------------------------------------------------------------------------
 

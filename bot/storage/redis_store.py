@@ -42,7 +42,9 @@ from redis.backoff import ExponentialWithJitterBackoff
 from bot.storage.base import (
     DEFAULT_RETENTION,
     DEFAULT_STREAM_MAXLEN,
+    HANDOVER_TTL,
     Deadline,
+    HandedOver,
     Retention,
     SendBucket,
     StorageUnavailable,
@@ -94,6 +96,8 @@ _MOVE = _Script.named("move")
 _EXTEND = _Script.named("extend")
 _RATING = _Script.named("rating")
 _HIT = _Script.named("hit")
+_HANDOVER = _Script.named("handover")
+_TAKE = _Script.named("take")
 
 
 def _num(value: float) -> str:
@@ -647,3 +651,60 @@ class RedisStore(Store):
             raise ValueError("a hit window must be longer than 0 s")
         count, left_ms = await self._script(_HIT, [self.keys.hits(key)], [_ms(window)])
         return int(count), max(0, int(left_ms)) / 1000.0
+
+    # --- messages handed over by a stopping process ------------------------------------------------
+
+    @property
+    def keeps_after_exit(self) -> bool:
+        return True
+
+    async def hand_over(self, messages: Sequence[HandedOver], *, ttl_seconds: float = HANDOVER_TTL) -> int:
+        """Per table: one script in the table's slot keeps the messages (newest version per name), then
+        the platform's index learns of the table. In that order, so a taker (which leaves the index
+        first, then empties the table's hash) never misses a message: one handed over while it takes
+        is either taken with the rest or indexed again after."""
+        if ttl_seconds <= 0:
+            raise ValueError("ttl_seconds must be positive")
+        by_table: dict[tuple[str, str], list[HandedOver]] = {}
+        for message in messages:
+            check_id("table id", message.table_id)
+            check_id("platform", message.platform)
+            by_table.setdefault((message.platform, message.table_id), []).append(message)
+        ttl = _ms(ttl_seconds)
+        kept = 0
+        for (platform, table_id), group in by_table.items():
+            args: list[Any] = [ttl]
+            for message in group:
+                version = "" if message.version is None else str(message.version)
+                args += [message.slot_name, version, message.encode()]
+            kept += int(await self._script(_HANDOVER, [self.keys.handover(table_id, platform)], args))
+            seconds, micros = await self._call("TIME")
+            until = int(seconds) * 1000 + int(micros) // 1000 + ttl
+            index = self.keys.handover_index(platform)
+            await self._pipeline([["ZADD", index, until, table_id], ["PEXPIRE", index, ttl]])
+        return kept
+
+    async def take_handed_over(self, platform: str, limit: int = 100) -> list[HandedOver]:
+        check_id("platform", platform)
+        if limit <= 0:
+            return []
+        index = self.keys.handover_index(platform)
+        seconds, micros = await self._call("TIME")
+        now_ms = int(seconds) * 1000 + int(micros) // 1000
+        _, tables = await self._pipeline(
+            [["ZREMRANGEBYSCORE", index, "-inf", now_ms], ["ZRANGE", index, 0, limit - 1]]
+        )
+        if not tables:
+            return []
+        taken: list[HandedOver] = []
+        for table_id in tables:
+            # Out of the index first, then the messages: a message handed over meanwhile indexes the
+            # table again (see `hand_over`).
+            await self._call("ZREM", index, table_id)
+            flat = await self._script(_TAKE, [self.keys.handover(table_id, platform)], [])
+            for i in range(1, len(flat), 2):
+                _, _, value = flat[i].partition("\n")
+                message = HandedOver.decode(value)
+                if message is not None:
+                    taken.append(message)
+        return sorted(taken, key=lambda m: (m.order, m.audience))

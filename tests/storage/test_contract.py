@@ -18,6 +18,8 @@ from redis_server import LocalRedisCluster
 from bot.storage import (
     DEFAULT_RETENTION,
     Deadline,
+    HandedOver,
+    KeyLayout,
     MemoryStore,
     RedisStore,
     Retention,
@@ -604,3 +606,110 @@ async def test_message_refs_are_shared_between_processes_and_expire(backend: Bac
     await backend.advance(0.4)
     assert await store.get_refs("tg:-9") == {}
     assert await store.get_refs("tg:-10") == {}
+
+
+# --- messages handed over by a stopping process -------------------------------------------------------
+
+
+def _handed(
+    table: str, audience: str, key: str | None, version: int | None, order: int, payload: str = ""
+) -> HandedOver:
+    return HandedOver("tg", table, audience, key, version, order, payload or f"{audience}/{key}/{version}")
+
+
+async def test_handed_over_messages_are_taken_once_in_order(backend: Backend) -> None:
+    store, other = backend.store, backend.another()
+    assert store.keeps_after_exit is backend.is_redis
+    messages = [
+        _handed("tg:-1", "-1", "table", 7, 1, "Deal 2 · ♥"),
+        _handed("tg:-1", "-1", "result:1:1", 7, 2),
+        _handed("tg:-2", "-2", "table", 3, 3),
+        _handed("tg:-1", "5", "hand:tg:-1", 7, 4),
+        _handed("tg:-1", "-1", None, None, 5),
+    ]
+    assert await store.hand_over(messages) == 5
+    taken = await other.take_handed_over("tg")
+    assert taken == messages  # every field as handed over, in the order they were queued
+    assert await store.take_handed_over("tg") == []
+    assert await other.take_handed_over("tg") == []
+
+
+async def test_a_handed_over_key_keeps_its_newest_version(backend: Backend) -> None:
+    store, other = backend.store, backend.another()
+    assert await store.hand_over([_handed("tg:-1", "-1", "table", 5, 1, "five")]) == 1
+    # Another process stopping later with an older state of the same message: dropped.
+    assert await other.hand_over([_handed("tg:-1", "-1", "table", 4, 2, "four")]) == 0
+    assert await other.hand_over([_handed("tg:-1", "-1", "table", 6, 3, "six")]) == 1
+    # Unkeyed messages and other audiences stay side by side; versions unknown always replace.
+    assert (
+        await store.hand_over([_handed("tg:-1", "-1", None, 4, 4), _handed("tg:-1", "-1", None, 4, 5)]) == 2
+    )
+    assert await store.hand_over([_handed("tg:-1", "9", "table", 1, 6)]) == 1
+    taken = await store.take_handed_over("tg")
+    assert [(m.audience, m.key, m.version, m.payload) for m in taken] == [
+        ("-1", "table", 6, "six"),
+        ("-1", None, 4, "-1/None/4"),
+        ("-1", None, 4, "-1/None/4"),
+        ("9", "table", 1, "9/table/1"),
+    ]
+
+
+async def test_handed_over_messages_stay_with_their_platform_and_expire(backend: Backend) -> None:
+    store = backend.store
+    await store.hand_over([_handed("tg:-1", "-1", "table", 1, 1)], ttl_seconds=0.6)
+    discord = HandedOver("dc", "dc:7", "7", "table", 2, 2, "x")
+    await store.hand_over([discord], ttl_seconds=60)
+    assert await store.take_handed_over("dc") == [discord]
+    await backend.advance(0.8)
+    assert await store.take_handed_over("tg") == []
+    assert await store.take_handed_over("tg", limit=0) == []
+    with pytest.raises(ValueError):
+        await store.hand_over([_handed("", "-1", "table", 1, 1)])
+
+
+async def test_the_take_limit_counts_tables(backend: Backend) -> None:
+    store = backend.store
+    await store.hand_over([_handed(f"tg:-{i}", f"-{i}", "table", 1, i) for i in range(1, 6)])
+    first = await store.take_handed_over("tg", limit=2)
+    rest = await store.take_handed_over("tg", limit=10)
+    assert len(first) == 2 and len(rest) == 3
+    assert sorted(m.table_id for m in first + rest) == [f"tg:-{i}" for i in range(1, 6)]
+
+
+async def test_each_handed_over_message_goes_to_exactly_one_of_several_takers(backend: Backend) -> None:
+    stores = [backend.store, backend.another(), backend.another()]
+    rng = random.Random(7)
+    handed = [
+        _handed(f"tg:-{rng.randint(1, 8)}", str(i), None if i % 3 else f"k{i}", i, i) for i in range(60)
+    ]
+    taken: list[HandedOver] = []
+
+    async def taker(store: Store) -> None:
+        for _ in range(20):
+            taken.extend(await store.take_handed_over("tg", limit=3))
+            await asyncio.sleep(0)
+
+    async def giver() -> None:
+        for i in range(0, len(handed), 6):
+            await stores[0].hand_over(handed[i : i + 6])
+            await asyncio.sleep(0)
+
+    await asyncio.gather(giver(), *(taker(s) for s in stores))
+    taken.extend(await stores[1].take_handed_over("tg", limit=100))
+    assert sorted(m.order for m in taken) == list(range(60))  # none lost, none twice
+
+
+async def test_handed_over_keys_are_tagged_by_table_and_expire(redis_url: str, redis_prefix: str) -> None:
+    store = RedisStore.from_url(redis_url, prefix=redis_prefix, cluster_safe=True)
+    try:
+        await store.hand_over([_handed("tg:-42", "-42", "table", 1, 1)], ttl_seconds=30)
+        keys = KeyLayout(redis_prefix)
+        hashed, index = keys.handover("tg:-42", "tg"), keys.handover_index("tg")
+        assert KeyLayout.slot(hashed) == KeyLayout.slot(keys.table("tg:-42"))
+        for key in (hashed, index):
+            ttl = await store._call("PTTL", key)
+            assert 25_000 < ttl <= 30_000, (key, ttl)
+        await store.take_handed_over("tg")
+        assert await store._call("EXISTS", hashed) == 0
+    finally:
+        await store.close()
