@@ -2,7 +2,8 @@
 # Regenerate the image's locked dependencies (pinned versions with sha256 hashes, from PyPI only):
 #   deploy/requirements.lock        the runtime dependencies of pyproject.toml
 #   deploy/build-requirements.lock  what `pip install .` needs in the build stage (setuptools)
-# Run from the repository root with Python 3.11 (the image's Python): sh deploy/lock.sh
+# Run from the repository root with Python 3.11 (the image's Python): sh deploy/lock.sh. The lock holds for
+# every Python 3.11.x or 3.12.x the image may be built on (deploy/requirements-any-python.in).
 # Existing pins are kept unless pyproject.toml asks otherwise; `sh deploy/lock.sh --upgrade` moves them all.
 set -eu
 cd "$(dirname "$0")/.."
@@ -16,5 +17,6 @@ compile() {
         "$tools/bin/pip-compile" --quiet --generate-hashes --allow-unsafe --strip-extras \
         --index-url https://pypi.org/simple --no-emit-index-url "$@"
 }
-compile --output-file deploy/requirements.lock pyproject.toml "$@"
+# requirements-any-python.in: what some Python the image may be built on needs beyond this one's.
+compile --output-file deploy/requirements.lock pyproject.toml deploy/requirements-any-python.in "$@"
 compile --output-file deploy/build-requirements.lock deploy/build-requirements.in "$@"
