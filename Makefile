@@ -11,6 +11,9 @@ NATIVE_MODULES := core/cards.py core/deal.py core/game.py core/scoring.py core/e
 # Arena runs: the computer players compiled too. Decisions count work, not seconds, so the figures are
 # the same as with the plain sources, only sooner (bench/results/ai.md).
 ARENA ?= --candidate hard --baseline medium --preset polish --players 3 --deals 4000 --seed 1
+# Options of bench/engine.py and bench/fuzz.py; CI runs short forms (.ci/run): BENCH="--seconds 1".
+BENCH ?=
+FUZZ ?= --deals 1000000 --chunk 5000
 
 .PHONY: play test browser lint bench bench-python native fuzz arena clean
 
@@ -33,8 +36,10 @@ play: $(PLAY_STAMP)
 
 # The browser tests drive Debian's chromium with Playwright (never Playwright's own download). As root on
 # Debian it is installed when missing; otherwise this says what is missing and those tests skip.
+# TESTS: pytest arguments, e.g. `make test TESTS="tests/ops -x"` (default: the whole suite).
+TESTS ?=
 test: $(STAMP) browser
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(TESTS)
 
 browser:
 	@if command -v chromium >/dev/null 2>&1; then :; \
@@ -57,11 +62,11 @@ native: $(STAMP)
 	cd $(NATIVE) && ../../$(BIN)/mypyc $(NATIVE_MODULES) > mypyc.log 2>&1 || (tail -20 mypyc.log; exit 1)
 
 bench: native
-	PYTHONPATH=$(NATIVE) $(BIN)/python bench/engine.py
-	$(BIN)/python bench/engine.py --seconds 1
+	PYTHONPATH=$(NATIVE) $(BIN)/python bench/engine.py $(BENCH)
+	$(BIN)/python bench/engine.py --seconds 1 $(BENCH)
 
 fuzz: native
-	PYTHONPATH=$(NATIVE) $(BIN)/python bench/fuzz.py --deals 1000000 --chunk 5000
+	PYTHONPATH=$(NATIVE) $(BIN)/python bench/fuzz.py $(FUZZ)
 
 arena: native
 	cd $(NATIVE) && PYTHONPATH=. ../../$(BIN)/python -m bot.cli_arena $(ARENA) --json
