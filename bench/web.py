@@ -132,7 +132,9 @@ async def _measure(
         link = signer.sign(Claims("link", CHAT.key, user.user_id, user.name, "en", "b", time.time() + 600))
         async with session.post(f"{base}/api/session", json={"link": link}, headers={"Origin": base}) as r:
             token = (await r.json())["session"]
-        async with session.get(f"{base}/api/events", params={"session": token}) as stream:
+        async with session.post(f"{base}/api/ticket", json={"session": token}, headers={"Origin": base}) as r:
+            ticket = (await r.json())["ticket"]
+        async with session.get(f"{base}/api/events", params={"ticket": ticket}) as stream:
             first = True
             event = ""
             async for raw in stream.content:

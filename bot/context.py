@@ -122,7 +122,8 @@ class Context:
         (`version`: the one stored after this command), and private ones about a group's table name the
         group."""
         stamp = version if self.doc is not None else None
-        return [replace(with_heading(self.doc, m, self.chat), version=stamp) for m in messages]
+        serial = self.doc.serial if self.doc is not None else None
+        return [replace(with_heading(self.doc, m, self.chat), version=stamp, serial=serial) for m in messages]
 
     def require_doc(self) -> TableDoc:
         if self.doc is None:

@@ -175,6 +175,9 @@ class Message:
     """A hand that changed only by its owner's own move, shown to them after the move while someone else
     must act now: their next notifying hand replaces it anyway, and the move is in that one. An adapter
     whose every call counts against a budget (Telegram) may leave the pressed message as it is."""
+    serial: str | None = None
+    """The serial of the table (one game) the message was drawn from, stamped with `version`: the web
+    table's start payloads name one game, so a chat's next game needs a new link."""
 
     @property
     def body(self) -> str:

@@ -117,6 +117,19 @@ class Settings(BaseSettings):
     webapp_max_age: int = Field(86400, ge=60, description="Oldest Telegram initData accepted (seconds).")
     web_session_seconds: int = Field(12 * 3600, ge=60, description="Lifetime of a web table session.")
     web_link_seconds: int = Field(900, ge=60, description="Lifetime of a Discord or terminal table link.")
+    web_trusted_proxies: str = Field(
+        "", description="Proxies whose X-Forwarded-For is believed (addresses or networks, comma-separated)."
+    )
+
+    @field_validator("web_trusted_proxies")
+    @classmethod
+    def _proxies(cls, value: str) -> str:
+        import ipaddress
+
+        for spec in value.split(","):
+            if spec.strip():
+                ipaddress.ip_network(spec.strip(), strict=False)  # ValueError names the bad one
+        return value
 
     # Discord sharding
     discord_shard_count: int | None = Field(None, ge=1, description="Total shards (unset: Discord's advice).")

@@ -25,7 +25,9 @@ from bot.settings import Settings
 
 __all__ = ["Claims", "Signer", "TokenError", "derive_secret", "link_url", "signer_for"]
 
-_START_RE: Final = re.compile(r"^([A-Za-z0-9_-]{2,480})_([0-9a-f]{20})$")
+_START_RE: Final = re.compile(r"^([A-Za-z0-9_-]{2,440})_([A-Za-z0-9-]{1,40})_([0-9a-f]{20})$")
+_SERIAL_RE: Final = re.compile(r"^[A-Za-z0-9-]{1,40}$")
+_B64_RE: Final = re.compile(r"^[A-Za-z0-9_-]*$")
 
 
 class TokenError(ValueError):
@@ -43,6 +45,10 @@ class Claims:
     lang: str
     platform: str
     expires: float
+    nonce: str = ""
+    """A stream ticket's own random id (its single use is counted by it); empty for other tokens."""
+    until: float = 0.0
+    """A stream ticket's session expiry (the stream ends then); 0 for other tokens."""
 
 
 def derive_secret(*, explicit: str | None, bot_tokens: tuple[str | None, ...]) -> bytes | None:
@@ -74,10 +80,17 @@ def _b64(data: bytes) -> str:
 
 
 def _unb64(text: str) -> bytes:
+    """Strict unpadded base64url: only `A-Za-z0-9_-`, no `=`, and only the one spelling `_b64` writes
+    (unused bits zero), so a token has exactly one accepted form."""
+    if not isinstance(text, str) or not _B64_RE.fullmatch(text) or len(text) % 4 == 1:
+        raise TokenError("malformed token")
     try:
-        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+        data = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
     except (binascii.Error, ValueError):
         raise TokenError("malformed token") from None
+    if _b64(data) != text:
+        raise TokenError("malformed token")
+    return data
 
 
 class Signer:
@@ -91,25 +104,28 @@ class Signer:
 
     # --- start payloads (Telegram's startapp: at most 512 characters of A-Za-z0-9_-) --------------
 
-    def start_payload(self, table_id: str) -> str:
-        """A table's signed name for a group's direct link: names the table only, never a user."""
+    def start_payload(self, table_id: str, serial: str) -> str:
+        """A game's signed name for a group's direct link: the table and its serial (one game: a chat's
+        next game reuses the table id but not the serial, so it needs a new link), never a user."""
+        if not isinstance(serial, str) or not _SERIAL_RE.fullmatch(serial):
+            raise TokenError("serial not fit for a start payload")
         body = _b64(table_id.encode())
-        mac = self._mac("start", body.encode()).hex()[:20]
-        token = f"{body}_{mac}"
+        mac = self._mac("start", f"{body}_{serial}".encode()).hex()[:20]
+        token = f"{body}_{serial}_{mac}"
         if len(token) > 512:
             raise TokenError("table id too long for a start payload")
         return token
 
-    def read_start(self, token: str) -> str:
-        """The table a start payload names; raises TokenError when it was not signed here."""
-        m = _START_RE.match(token or "")
+    def read_start(self, token: str) -> tuple[str, str]:
+        """(table id, serial) of a start payload; raises TokenError when it was not signed here."""
+        m = _START_RE.fullmatch(token) if isinstance(token, str) and token.isascii() else None
         if m is None:
             raise TokenError("malformed start payload")
-        body, mac = m.groups()
-        if not hmac.compare_digest(self._mac("start", body.encode()).hex()[:20], mac):
+        body, serial, mac = m.groups()
+        if not hmac.compare_digest(self._mac("start", f"{body}_{serial}".encode()).hex()[:20], mac):
             raise TokenError("forged start payload")
         try:
-            return _unb64(body).decode()
+            return _unb64(body).decode(), serial
         except UnicodeDecodeError:
             raise TokenError("malformed start payload") from None
 
@@ -136,12 +152,16 @@ class Signer:
             "p": claims.platform,
             "e": int(claims.expires),
         }
+        if claims.nonce:
+            data["x"] = claims.nonce
+        if claims.until:
+            data["s"] = int(claims.until)
         body = _b64(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode())
         return f"{body}.{_b64(self._mac(claims.kind, body.encode()))}"
 
     def read(self, token: str, kind: str, now: float) -> Claims:
         """The claims of a token of purpose `kind`; raises TokenError for anything else or expired."""
-        if not isinstance(token, str) or len(token) > 2048 or token.count(".") != 1:
+        if not isinstance(token, str) or len(token) > 2048 or not token.isascii() or token.count(".") != 1:
             raise TokenError("malformed token")
         body, mac = token.split(".")
         if not hmac.compare_digest(_unb64(mac), self._mac(kind, body.encode())):
@@ -156,8 +176,10 @@ class Signer:
                 lang=str(data["l"]),
                 platform=str(data["p"]),
                 expires=float(data["e"]),
+                nonce=str(data.get("x", "")),
+                until=float(data.get("s", 0)),
             )
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, AttributeError):
             raise TokenError("malformed token") from None
         if claims.kind != kind:
             raise TokenError("token of another purpose")

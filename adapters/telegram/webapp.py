@@ -2,8 +2,9 @@
 player's private hand, and a direct Mini App link under the group's table message (Telegram allows
 `web_app` buttons only in private chats; groups open a Mini App with `t.me/<bot>/<app>?startapp=...`).
 
-Both carry only a signed start payload naming the table: who opens it is told by Telegram's initData,
-checked by the web table, so a forwarded button shows a stranger no more than a spectator sees.
+Both carry only a signed start payload naming the table and its game (serial; the chat's next game needs
+a new link): who opens it is told by Telegram's initData, checked by the web table, so a forwarded button
+shows a stranger no more than a spectator sees, and only of that one game.
 """
 
 from __future__ import annotations
@@ -46,8 +47,9 @@ class WebAppButtons:
                 and isinstance(message.audience, Private)
                 and message.key is not None
                 and message.key.startswith("hand:")
+                and message.serial is not None
             ):
-                start = self.signer.start_payload(message.key.removeprefix("hand:"))
+                start = self.signer.start_payload(message.key.removeprefix("hand:"), message.serial)
                 joiner = "&" if "?" in self.webapp_url else "?"
                 url = f"{self.webapp_url}{joiner}t={start}"
                 return [[InlineKeyboardButton(label, web_app=WebAppInfo(url))]]
@@ -56,8 +58,9 @@ class WebAppButtons:
                 and isinstance(message.audience, Group)
                 and self.app_name
                 and bot_username
+                and message.serial is not None
             ):
-                start = self.signer.start_payload(message.audience.chat.key)
+                start = self.signer.start_payload(message.audience.chat.key, message.serial)
                 link = f"https://t.me/{bot_username}/{self.app_name}?startapp={start}"
                 return [[InlineKeyboardButton(label, url=link)]]
         except TokenError:

@@ -24,7 +24,14 @@ from typing import Any, Final
 from aiohttp import web
 
 from adapters.web.live import Snapshot, TableWatcher, sse
-from adapters.web.security import RateLimiter, same_origin, security_headers
+from adapters.web.security import (
+    RateLimiter,
+    client_address,
+    loopback_host,
+    same_origin,
+    security_headers,
+    trusted_networks,
+)
 from adapters.web.strings import ui_strings, web_error
 from adapters.web.telegram_auth import InitDataError, validate_init_data
 from bot.commands import from_payload
@@ -38,7 +45,7 @@ from bot.storage import StorageUnavailable
 from bot.table import TableDoc
 from bot.weblinks import Claims, Signer, TokenError, link_url
 
-__all__ = ["STATIC_DIR", "WebOptions", "WebTable", "make_app", "make_static_app"]
+__all__ = ["STATIC_DIR", "WebOptions", "WebTable", "make_app", "make_runner", "make_static_app"]
 
 log = logging.getLogger("thousand.web")
 
@@ -48,10 +55,15 @@ WEB_KEY: Final = web.AppKey("web_table", object)
 
 SESSION_BODY: Final = 8 * 1024
 ACT_BODY: Final = 2 * 1024
+VIEW_BODY: Final = 2 * 1024
 MAX_STREAMS_PER_SESSION: Final = 8
+STREAM_CHECK_SECONDS: Final = 1.0
+"""How often an open stream looks whether its client is still connected when the server does not cancel
+handlers of closed connections (a sub-application of another server); `make_runner` cancels them."""
 
 Deliver = Callable[[list[Message]], Awaitable[None]]
 Handle = Callable[[Command], Awaitable[list[Message]]]
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 @dataclass(frozen=True)
@@ -67,7 +79,21 @@ class WebOptions:
     presence_seconds: float = 15.0
     poll_seconds: float = 0.05
     rate: float = 20.0
+    """Requests a second of one signed-in user (bursts of `burst`), counted in each process."""
     burst: float = 40.0
+    fail_rate: float = 2.0
+    """Refused requests a second of one client address (bursts of `fail_burst`): forged, expired or
+    missing credentials, foreign origins, unreadable bodies. Past it, 429."""
+    fail_burst: float = 30.0
+    trusted_proxies: tuple[str, ...] = ()
+    """Reverse proxies (addresses, networks) whose X-Forwarded-For names the client (WEB_TRUSTED_PROXIES)."""
+    ticket_seconds: float = 30.0
+    """Lifetime of an event stream's single-use ticket."""
+    idle_seconds: float = 20.0
+    """A connection that sends no complete request header for this long is closed (idle keep-alive
+    connections and half-sent headers alike)."""
+    body_seconds: float = 10.0
+    """Time a client has to send a request's body once its headers arrived (408 past it)."""
 
 
 @dataclass
@@ -83,7 +109,9 @@ class WebTable:
     presence: Presence | None = None
     watcher: TableWatcher | None = None
     limiter: RateLimiter | None = None
+    failures: RateLimiter | None = None
     _streams: dict[str, int] = field(default_factory=dict)
+    _trusted: tuple[Any, ...] = ()
 
     def __post_init__(self) -> None:
         if self.presence is None:
@@ -94,6 +122,9 @@ class WebTable:
             )
         if self.limiter is None:
             self.limiter = RateLimiter(rate=self.options.rate, burst=self.options.burst)
+        if self.failures is None:
+            self.failures = RateLimiter(rate=self.options.fail_rate, burst=self.options.fail_burst)
+        self._trusted = trusted_networks(self.options.trusted_proxies)
 
     # --- links -----------------------------------------------------------------------------------
 
@@ -102,6 +133,23 @@ class WebTable:
         expires = self.clock() + self.options.link_seconds
         language = lang or negotiate(user.language) or "en"
         return link_url(self.signer, base or self.options.public_url or "", table_id, user, language, expires)
+
+    def ticket_for(self, claims: Claims) -> str:
+        """A single-use ticket opening one event stream of the session `claims` (the session token itself
+        never goes in a URL, where proxy logs would keep it)."""
+        return self.signer.sign(
+            Claims(
+                kind="ticket",
+                table=claims.table,
+                user=claims.user,
+                name=claims.name,
+                lang=claims.lang,
+                platform=claims.platform,
+                expires=self.clock() + self.options.ticket_seconds,
+                nonce=secrets.token_urlsafe(12),
+                until=claims.expires,
+            )
+        )
 
     def session_for(self, claims: Claims) -> str:
         return self.signer.sign(
@@ -137,6 +185,8 @@ _STATUS: Final[dict[int, type[web.HTTPException]]] = {
     401: web.HTTPUnauthorized,
     403: web.HTTPForbidden,
     404: web.HTTPNotFound,
+    408: web.HTTPRequestTimeout,
+    421: web.HTTPMisdirectedRequest,
     429: web.HTTPTooManyRequests,
 }
 
@@ -157,47 +207,87 @@ def _error(status: int, code: str, lang: str, **values: object) -> web.HTTPExcep
 
 
 def _client(request: web.Request) -> str:
-    return request.remote or "?"
+    """The client's address (behind a trusted proxy: what it says in X-Forwarded-For)."""
+    return client_address(request, _web(request)._trusted)
 
 
-def _limit(request: web.Request, *keys: str) -> None:
+def _refuse(request: web.Request, status: int, code: str, lang: str | None = None) -> web.HTTPException:
+    """A refusal of a request without a valid credential, counted against the client's address; past
+    the address's budget of failures the answer is 429. A valid credential never draws on this bucket,
+    so clients failing behind the same proxy cannot lock a signed-in player out."""
+    web_table = _web(request)
+    assert web_table.failures is not None
+    language = lang or _lang_of(request)
+    if not web_table.failures.allow(f"addr:{_client(request)}"):
+        return _error(429, "web_rate", language)
+    return _error(status, code, language)
+
+
+def _limit_user(request: web.Request, platform: str, user: str, lang: str) -> None:
+    """The budget of one signed-in user (all their sessions and pages, in this process)."""
     web_table = _web(request)
     assert web_table.limiter is not None
-    for key in (f"ip:{_client(request)}", *keys):
-        if not web_table.limiter.allow(key):
-            raise _error(429, "web_rate", _lang_of(request))
+    if not web_table.limiter.allow(f"user:{platform}:{user}"):
+        raise _error(429, "web_rate", lang)
 
 
 async def _json_body(request: web.Request, limit: int) -> dict[str, Any]:
     length = request.content_length
     if length is not None and length > limit:
-        raise _error(413, "web_too_large", _lang_of(request))
-    raw = await request.content.read(limit + 1)
+        raise _refuse(request, 413, "web_too_large")
+    try:
+        async with asyncio.timeout(_web(request).options.body_seconds):
+            raw = await request.content.read(limit + 1)
+    except TimeoutError:
+        raise _refuse(request, 408, "web_bad_request") from None
     if len(raw) > limit:
-        raise _error(413, "web_too_large", _lang_of(request))
+        raise _refuse(request, 413, "web_too_large")
     try:
         data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
-        raise _error(400, "web_bad_request", _lang_of(request)) from None
+    except (ValueError, RecursionError):
+        raise _refuse(request, 400, "web_bad_request") from None
     if not isinstance(data, dict):
-        raise _error(400, "web_bad_request", _lang_of(request))
+        raise _refuse(request, 400, "web_bad_request")
     return data
 
 
 def _check_origin(request: web.Request, *, allow_missing: bool = False) -> None:
     if not same_origin(request, _web(request).options.public_url, allow_missing=allow_missing):
         log.info("web: refused origin %r for %s", request.headers.get("Origin"), request.path)
-        raise _error(403, "web_origin", _lang_of(request))
+        raise _refuse(request, 403, "web_origin")
 
 
 def _session(request: web.Request, token: object) -> Claims:
+    """The claims of a genuine, unexpired session token (a refusal counts against the address)."""
     web_table = _web(request)
     if not isinstance(token, str):
-        raise _error(401, "web_session", _lang_of(request))
+        raise _refuse(request, 401, "web_session")
     try:
-        return web_table.signer.read(token, "session", web_table.clock())
+        claims = web_table.signer.read(token, "session", web_table.clock())
     except TokenError:
-        raise _error(401, "web_session", _lang_of(request)) from None
+        raise _refuse(request, 401, "web_session") from None
+    _limit_user(request, claims.platform, claims.user, claims.lang)
+    return claims
+
+
+@web.middleware
+async def _guard(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """One guard for all input the handlers could not read: any decode or parse error (a port out of
+    range, JSON nested past the recursion limit, a lone surrogate, digits `int` does not take) is a 400
+    with the usual translated error, never a 500. Without PUBLIC_URL the server trusts the Host for its
+    own origin, so it answers only loopback names (421 otherwise)."""
+    web_table = request.config_dict.get(WEB_KEY)
+    if isinstance(web_table, WebTable) and not web_table.options.public_url and not loopback_host(request):
+        raise _error(421, "web_bad_request", "en")
+    try:
+        return await handler(request)
+    except (ValueError, TypeError, RecursionError) as exc:
+        log.info("web: unreadable request to %s: %s", request.path, type(exc).__name__, exc_info=True)
+        try:
+            lang = _lang_of(request)
+        except (ValueError, TypeError):
+            lang = "en"
+        raise _error(400, "web_bad_request", lang) from None
 
 
 def _user(claims: Claims) -> UserRef:
@@ -230,46 +320,50 @@ async def _replay_page(request: web.Request) -> web.StreamResponse:
 async def _new_session(request: web.Request) -> web.Response:
     """initData or a signed link in, a session out (docs/WEB.md: Authentication)."""
     _check_origin(request)
-    _limit(request)
     web_table = _web(request)
     body = await _json_body(request, SESSION_BODY)
     now = web_table.clock()
     init_data, link = body.get("init_data"), body.get("link")
+    serial: str | None = None
     if isinstance(init_data, str) and init_data:
         token = web_table.options.telegram_token
         if not token:
-            raise _error(401, "web_auth", _lang_of(request))
+            raise _refuse(request, 401, "web_auth")
         try:
             tg = validate_init_data(init_data, token, now=now, max_age=web_table.options.max_age)
         except InitDataError as exc:
             log.info("web: initData refused: %s", exc)
-            raise _error(401, "web_auth", _lang_of(request)) from None
+            raise _refuse(request, 401, "web_auth") from None
         user = UserRef("tg", tg.user_id, tg.name, tg.language)
+        lang = _lang_of(request, negotiate(tg.language))
         start = tg.start_param or body.get("start")
         table_id: str | None = None
         if isinstance(start, str) and start:
             try:
-                table_id = web_table.signer.read_start(start)
+                table_id, serial = web_table.signer.read_start(start)
             except TokenError:
-                raise _error(403, "web_auth", _lang_of(request, negotiate(tg.language))) from None
+                raise _refuse(request, 403, "web_auth", lang) from None
+        _limit_user(request, user.platform, user.user_id, lang)
         if table_id is None:
             table_id = await _own_table(web_table, user)
         if table_id is None:
-            raise _error(404, "no_table_for_you", _lang_of(request, negotiate(tg.language)))
+            raise _error(404, "no_table_for_you", lang)
     elif isinstance(link, str) and link:
         try:
             claims = web_table.signer.read(link, "link", now)
         except TokenError as exc:
             log.info("web: link refused: %s", exc)
-            raise _error(401, "web_auth", _lang_of(request)) from None
+            raise _refuse(request, 401, "web_auth") from None
         user = UserRef(claims.platform, claims.user, claims.name, claims.lang)
+        _limit_user(request, user.platform, user.user_id, claims.lang)
         table_id = claims.table
     else:
-        raise _error(400, "web_bad_request", _lang_of(request))
+        raise _refuse(request, 400, "web_bad_request")
     stored = await web_table.service.store.load(table_id)
-    if stored is None:
+    doc = None if stored is None else TableDoc.model_validate_json(stored.document)
+    if doc is None or (serial is not None and doc.serial != serial):
+        # A start payload names one game: the chat's next game (same table id) needs its new link.
         raise _error(404, "web_no_table", _lang_of(request, negotiate(user.language)))
-    doc = TableDoc.model_validate_json(stored.document)
     lang = await web_table.service.language_of(user, doc.id)
     claims = Claims("session", table_id, user.user_id, user.name, lang, user.platform, 0)
     session = web_table.session_for(claims)
@@ -301,8 +395,10 @@ async def _own_table(web_table: WebTable, user: UserRef) -> str | None:
 
 
 async def _view(request: web.Request) -> web.Response:
-    _limit(request)
-    claims = _session(request, request.query.get("session"))
+    """`POST /api/view` with `{"session": ...}`: the session's view (by POST, so the token is in no URL)."""
+    _check_origin(request)
+    body = await _json_body(request, VIEW_BODY)
+    claims = _session(request, body.get("session"))
     web_table = _web(request)
     from adapters.web.live import load_snapshot
 
@@ -313,13 +409,25 @@ async def _view(request: web.Request) -> web.Response:
     return web.Response(text=text, content_type="application/json", headers={"Cache-Control": "no-store"})
 
 
+async def _ticket(request: web.Request) -> web.Response:
+    """`POST /api/ticket` with `{"session": ...}`: a ticket that opens one event stream, once, within
+    `ticket_seconds` (an EventSource can only GET, and the session token must stay out of URLs)."""
+    _check_origin(request)
+    body = await _json_body(request, VIEW_BODY)
+    claims = _session(request, body.get("session"))
+    web_table = _web(request)
+    return web.json_response(
+        {"ticket": web_table.ticket_for(claims), "expires_in": web_table.options.ticket_seconds},
+        headers={"Cache-Control": "no-store"},
+    )
+
+
 async def _act(request: web.Request) -> web.Response:
     """A move from the page: the same command a button press sends, through `Service.handle`."""
     _check_origin(request)
     web_table = _web(request)
     body = await _json_body(request, ACT_BODY)
     claims = _session(request, body.get("session"))
-    _limit(request, f"session:{claims.platform}:{claims.user}")
     payload = body.get("payload")
     if not isinstance(payload, str):
         raise _error(400, "web_bad_request", claims.lang)
@@ -328,6 +436,11 @@ async def _act(request: web.Request) -> web.Response:
     command = from_payload(payload, chat, user)
     if command.table_id is not None and command.table_id != claims.table:
         raise _error(403, "other_table", claims.lang)
+    # Shielded: a client that goes away mid-move must not cut a stored move off from its delivery.
+    return await asyncio.shield(_run_move(web_table, command, user))
+
+
+async def _run_move(web_table: WebTable, command: Command, user: UserRef) -> web.Response:
     handle = web_table.handle or web_table.service.handle
     messages = await handle(command)
     refusals = [m for m in messages if m.kind == "error" and isinstance(m.audience, Sender)]
@@ -350,12 +463,42 @@ async def _act(request: web.Request) -> web.Response:
     return web.json_response({"ok": True}, headers={"Cache-Control": "no-store"})
 
 
-async def _events(request: web.Request) -> web.StreamResponse:
-    """Server-Sent Events: the view at once and after every change of the table, a ping every 15 s."""
-    _check_origin(request, allow_missing=True)
-    _limit(request)
+async def _stream_claims(request: web.Request) -> Claims:
+    """The session a stream's ticket was issued for: genuine, unexpired and not used before (its use is
+    counted in the store, so every process agrees)."""
     web_table = _web(request)
-    claims = _session(request, request.query.get("session"))
+    token = request.query.get("ticket")
+    if not token:
+        raise _refuse(request, 401, "web_session")
+    try:
+        ticket = web_table.signer.read(token, "ticket", web_table.clock())
+    except TokenError:
+        raise _refuse(request, 401, "web_session") from None
+    if not ticket.nonce:
+        raise _refuse(request, 401, "web_session")
+    uses, _ = await web_table.service.store.count_hit(
+        f"web-ticket:{ticket.nonce}", window=web_table.options.ticket_seconds + 5
+    )
+    if uses > 1:
+        raise _refuse(request, 401, "web_session")
+    _limit_user(request, ticket.platform, ticket.user, ticket.lang)
+    return Claims(
+        "session", ticket.table, ticket.user, ticket.name, ticket.lang, ticket.platform, ticket.until
+    )
+
+
+def _disconnected(request: web.Request) -> bool:
+    transport = request.transport
+    return transport is None or transport.is_closing()
+
+
+async def _events(request: web.Request) -> web.StreamResponse:
+    """Server-Sent Events: the view at once and after every change of the table, a ping every 15 s.
+    Opened with a single-use ticket (`POST /api/ticket`); the slot among the user's 8 streams of the
+    table is freed as soon as the client goes."""
+    _check_origin(request, allow_missing=True)
+    web_table = _web(request)
+    claims = await _stream_claims(request)
     stream_key = f"{claims.platform}:{claims.user}:{claims.table}"
     if web_table._streams.get(stream_key, 0) >= MAX_STREAMS_PER_SESSION:
         raise _error(429, "web_rate", claims.lang)
@@ -377,7 +520,7 @@ async def _events(request: web.Request) -> web.StreamResponse:
         next_ping = web_table.clock() + options.ping_seconds
         next_presence = 0.0
         async with web_table.watcher.subscribe(claims.table) as queue:
-            while True:
+            while not _disconnected(request):
                 now = web_table.clock()
                 if claims.expires < now:
                     await response.write(sse("gone", {"why": "expired"}))
@@ -385,7 +528,9 @@ async def _events(request: web.Request) -> web.StreamResponse:
                 timeout = max(0.0, min(next_ping, next_presence if present else next_ping) - now)
                 snapshot: Snapshot | None = None
                 try:
-                    snapshot = await asyncio.wait_for(queue.get(), timeout=timeout or 0.001)
+                    snapshot = await asyncio.wait_for(
+                        queue.get(), timeout=min(timeout, STREAM_CHECK_SECONDS) or 0.001
+                    )
                 except TimeoutError:
                     snapshot = None
                 now = web_table.clock()
@@ -438,7 +583,8 @@ def add_static_routes(app: web.Application, static_dir: Path = STATIC_DIR) -> No
 
 def make_static_app(static_dir: Path = STATIC_DIR) -> web.Application:
     """The page alone (for building the page against, before the API answers)."""
-    app = web.Application(middlewares=[security_headers], client_max_size=SESSION_BODY)
+    app = web.Application(middlewares=[_guard], client_max_size=SESSION_BODY)
+    app.on_response_prepare.append(security_headers)
     add_static_routes(app, static_dir)
     return app
 
@@ -450,8 +596,23 @@ def make_app(web_table: WebTable, static_dir: Path = STATIC_DIR) -> web.Applicat
     app = make_static_app(static_dir)
     app[WEB_KEY] = web_table
     app.router.add_post("/api/session", _new_session)
-    app.router.add_get("/api/view", _view)
+    app.router.add_post("/api/view", _view)
+    app.router.add_post("/api/ticket", _ticket)
     app.router.add_get("/api/events", _events)
     app.router.add_post("/api/act", _act)
     add_replay_routes(app)
     return app
+
+
+def runner_options(options: WebOptions) -> dict[str, Any]:
+    """How the server treats connections: one without a complete request header for `idle_seconds` is
+    closed (aiohttp's keep-alive timer runs from the connection's start and from each answer), and a
+    handler whose client went away is cancelled (a closed event stream frees its slot at once)."""
+    return {"keepalive_timeout": options.idle_seconds, "handler_cancellation": True}
+
+
+def make_runner(web_table: WebTable, static_dir: Path = STATIC_DIR, **kwargs: Any) -> web.AppRunner:
+    """The runner every process serves the web table with (`thousand web`, `telegram`, `play --web`)."""
+    return web.AppRunner(
+        make_app(web_table, static_dir), access_log=None, **runner_options(web_table.options), **kwargs
+    )

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 
-from adapters.web.app import WebOptions, WebTable, make_app
+from adapters.web.app import WebOptions, WebTable, make_runner
 from bot.model import Command, Message
 from bot.ops.config import parse_listen
 from bot.ops.runtime import Runtime, prepare
@@ -34,6 +34,7 @@ def options_of(settings: Settings) -> WebOptions:
         max_age=settings.webapp_max_age,
         session_seconds=settings.web_session_seconds,
         link_seconds=settings.web_link_seconds,
+        trusted_proxies=tuple(p.strip() for p in settings.web_trusted_proxies.split(",") if p.strip()),
     )
 
 
@@ -49,7 +50,7 @@ async def start_web(runtime: Runtime, deliver: Deliver | None, listen: str | Non
 
     table = WebTable(runtime.service, signer, options_of(settings), deliver=deliver, handle=handle)
     host, port = parse_listen(listen or settings.web_listen)
-    runner = web.AppRunner(make_app(table), access_log=None, shutdown_timeout=2.0)
+    runner = make_runner(table, shutdown_timeout=2.0)
     await runner.setup()
     site = web.TCPSite(runner, host, port)
     await site.start()

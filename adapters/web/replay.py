@@ -34,15 +34,17 @@ def record_of(doc: TableDoc, state_of: object) -> dict[str, object] | None:
 
 
 async def _replay_record(request: web.Request) -> web.Response:
-    from adapters.web.app import _error, _lang_of, _limit, _web
+    from adapters.web.app import _error, _lang_of, _refuse, _web
     from bot.weblinks import TokenError
 
-    _limit(request)
     web_table = _web(request)
     try:
         table_id, serial = web_table.signer.read_replay(request.match_info["token"], web_table.clock())
     except TokenError:
-        raise _error(401, "web_auth", _lang_of(request)) from None
+        raise _refuse(request, 401, "web_auth") from None
+    assert web_table.limiter is not None
+    if not web_table.limiter.allow(f"replay:{table_id}:{serial}"):
+        raise _error(429, "web_rate", _lang_of(request))
     stored = await web_table.service.store.load(table_id)
     doc = None if stored is None else TableDoc.model_validate_json(stored.document)
     record = None if doc is None or doc.serial != serial else record_of(doc, web_table.service.cache)

@@ -47,13 +47,24 @@ def sign_init_data(fields: dict[str, str], bot_token: str) -> str:
     return urlencode({**fields, "hash": digest})
 
 
+def _text(value: object) -> str:
+    """A name part as text that can be stored and sent: a lone surrogate (JSON's `\\ud800`) becomes `?`."""
+    return str(value or "").encode("utf-8", "replace").decode("utf-8")
+
+
 def validate_init_data(init_data: str, bot_token: str, *, now: float, max_age: float) -> WebAppUser:
-    """The user of genuine, fresh initData; raises InitDataError otherwise."""
+    """The user of genuine, fresh initData; raises InitDataError otherwise.
+
+    Every field but `hash` is signed, `start_param` included (the direct link's table); initData without
+    a `hash` is refused like a wrong one, and so is an `auth_date` more than a minute in the future."""
     if not isinstance(init_data, str) or not init_data or len(init_data) > 4096:
         raise InitDataError("no initData")
+    if not init_data.isascii():
+        # Telegram sends initData URL-encoded: ASCII only. (A lone surrogate could not even be hashed.)
+        raise InitDataError("malformed initData")
     try:
-        pairs = parse_qsl(init_data, keep_blank_values=True, strict_parsing=True)
-    except ValueError:
+        pairs = parse_qsl(init_data, keep_blank_values=True, strict_parsing=True, errors="strict")
+    except (ValueError, UnicodeDecodeError):
         raise InitDataError("malformed initData") from None
     fields: dict[str, str] = {}
     for key, value in pairs:
@@ -61,27 +72,33 @@ def validate_init_data(init_data: str, bot_token: str, *, now: float, max_age: f
             raise InitDataError("a field appears twice")
         fields[key] = value
     received = fields.get("hash", "")
+    if not received or not received.isascii():
+        raise InitDataError("initData without a hash")
     expected = hmac.new(_secret(bot_token), _check_string(fields).encode(), hashlib.sha256).hexdigest()
-    if not hmac.compare_digest(expected, received.lower()):
+    if not hmac.compare_digest(expected.encode(), received.lower().encode()):
         raise InitDataError("initData not signed with this bot's token")
     try:
         auth_date = int(fields["auth_date"])
     except (KeyError, ValueError):
         raise InitDataError("no auth_date") from None
-    if auth_date > now + 60 or now - auth_date > max_age:
+    if auth_date > now + 60:
+        raise InitDataError("initData from the future")
+    if now - auth_date > max_age:
         raise InitDataError("initData too old")
     try:
         user = json.loads(fields["user"])
         user_id = int(user["id"])
-    except (KeyError, ValueError, TypeError):
+    except (KeyError, ValueError, TypeError, RecursionError):
         raise InitDataError("no user in initData") from None
-    name = " ".join(str(user.get(k) or "") for k in ("first_name", "last_name")).strip()
-    name = name or str(user.get("username") or user_id)
+    if not isinstance(user, dict):
+        raise InitDataError("no user in initData")
+    name = " ".join(_text(user.get(k)) for k in ("first_name", "last_name")).strip()
+    name = name or _text(user.get("username")) or str(user_id)
     lang = user.get("language_code")
     return WebAppUser(
         user_id=str(user_id),
         name=name,
-        language=str(lang) if isinstance(lang, str) else None,
+        language=str(lang) if isinstance(lang, str) and lang.isascii() else None,
         start_param=fields.get("start_param") or None,
         auth_date=auth_date,
     )

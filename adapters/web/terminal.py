@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.text import Text
 
 from adapters.console.app import ConsoleGame, GameOptions, ReadLine, _stdin_line
-from adapters.web.app import WebOptions, WebTable, make_app
+from adapters.web.app import WebOptions, WebTable, make_runner
 from bot.handlers import Handlers
 from bot.i18n import LANGUAGES
 from bot.model import Message
@@ -71,7 +71,7 @@ async def play_web(
         WebOptions(link_seconds=24 * 3600, session_seconds=24 * 3600),
         deliver=show,
     )
-    runner = web.AppRunner(make_app(table), access_log=None)
+    runner = make_runner(table)
     await runner.setup()
     site = web.TCPSite(runner, HOST, port)
     try:

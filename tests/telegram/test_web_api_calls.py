@@ -70,7 +70,9 @@ async def _play(rig: Rig, pages: bool, moves: int) -> tuple[int, int]:
         streams = []
         if pages:
             for session in sessions.values():
-                streams.append(await client.get("/api/events", params={"session": session}))
+                r = await client.post("/api/ticket", json={"session": session}, headers={"Origin": origin})
+                ticket = (await r.json())["ticket"]
+                streams.append(await client.get("/api/events", params={"ticket": ticket}))
             for _ in range(200):
                 here = [await service.presence.present(table.table_id, f"tg:{p.id}") for p in people]
                 if all(here):
@@ -84,7 +86,7 @@ async def _play(rig: Rig, pages: bool, moves: int) -> tuple[int, int]:
                 break
             seat = state.to_act
             assert seat is not None
-            r = await client.get("/api/view", params={"session": sessions[seat]})
+            r = await client.post("/api/view", json={"session": sessions[seat]}, headers={"Origin": origin})
             view = json.loads(await r.text())
             pick = next((a for a in view["actions"] if a["kind"] == "pass"), view["actions"][0])
             r = await client.post(

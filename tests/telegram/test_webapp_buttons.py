@@ -57,7 +57,7 @@ async def test_open_table_buttons_in_hands_and_the_group(web_rig: Rig) -> None:
         assert len(web) == 1 and web[0].text == "Open table"
         url = web[0].web_app or ""
         assert url.startswith(WEBAPP)
-        assert signer.read_start(parse_qs(urlsplit(url).query)["t"][0]) == table.table_id
+        assert signer.read_start(parse_qs(urlsplit(url).query)["t"][0])[0] == table.table_id
     # The group's table message: a plain URL button, the direct Mini App link, no web_app button.
     links = [
         b
@@ -68,7 +68,7 @@ async def test_open_table_buttons_in_hands_and_the_group(web_rig: Rig) -> None:
     ]
     assert links
     start = (links[-1].url or "").split("startapp=", 1)[1]
-    assert signer.read_start(start) == table.table_id
+    assert signer.read_start(start)[0] == table.table_id
     assert not [b for m in fake.bot_messages(chat) for row in m.buttons for b in row if b.web_app]
     assert all(c.status == 200 for c in fake.calls if c.method != "answerCallbackQuery")
 

@@ -64,7 +64,7 @@ def forbidden(state: GameState, seat: int | None) -> set[str]:
 
 
 async def view(rig: Rig, session: str) -> tuple[str, dict[str, Any]]:
-    r = await rig.client.get("/api/view", params={"session": session})
+    r = await rig.view(session)
     assert r.status == 200, await r.text()
     text = await r.text()
     return text, json.loads(text)
@@ -72,7 +72,7 @@ async def view(rig: Rig, session: str) -> tuple[str, dict[str, Any]]:
 
 async def test_sessions_views_and_a_whole_deal_by_the_web(rig: Rig) -> None:
     await open_game(rig)
-    start = rig.web.signer.start_payload(GROUP.key)
+    start = await rig.start()
     # Telegram: the seat comes from initData's user, the table from the signed start payload.
     r = await rig.client.post(
         "/api/session", json={"init_data": init_data(100, start)}, headers=rig.headers()
@@ -146,16 +146,16 @@ async def test_sessions_views_and_a_whole_deal_by_the_web(rig: Rig) -> None:
 
 async def test_forged_expired_and_other_table_credentials_are_refused(rig: Rig) -> None:
     await open_game(rig)
-    start = rig.web.signer.start_payload(GROUP.key)
+    start = await rig.start()
     bad = [
         {"init_data": init_data(100, start, token="654321:another-bots-token-here")},  # another bot
         {"init_data": init_data(100, start).replace("U100", "U101")},  # tampered after signing
         {"init_data": init_data(100, start, age=3 * 86400)},  # too old
-        {"init_data": init_data(100, Signer(b"x" * 32).start_payload(GROUP.key))},  # start signed elsewhere
+        {"init_data": init_data(100, Signer(b"x" * 32).start_payload(GROUP.key, "a1b2c3"))},  # start signed elsewhere
         {"link": Signer(b"x" * 32).sign(Claims("link", GROUP.key, "100", "A", "en", "tg", time.time() + 60))},
         {"link": rig.web.signer.sign(Claims("link", GROUP.key, "100", "A", "en", "tg", time.time() - 1))},
         {"link": rig.web.signer.sign(Claims("session", GROUP.key, "100", "A", "en", "tg", time.time() + 60))},
-        {"link": rig.web.signer.start_payload(GROUP.key)},
+        {"link": await rig.start()},
         {},
     ]
     for body in bad:
@@ -190,21 +190,17 @@ async def test_origin_size_and_session_checks(rig: Rig) -> None:
         r = await rig.client.post("/api/act", json=body, headers=headers)
         assert r.status == 403, headers
         assert "Content-Security-Policy" in r.headers
-    r = await rig.client.get(
-        "/api/events", params={"session": str(session)}, headers={"Origin": "https://evil.example"}
-    )
+    r = await rig.stream(session, {"Origin": "https://evil.example"})
     assert r.status == 403
-    r = await rig.client.get(
-        "/api/events", params={"session": str(session)}, headers={"Sec-Fetch-Site": "cross-site"}
-    )
+    r = await rig.stream(session, {"Sec-Fetch-Site": "cross-site"})
     assert r.status == 403
     # A same-origin EventSource sends no Origin: the stream opens.
-    r = await rig.client.get("/api/events", params={"session": str(session)})
+    r = await rig.stream(session)
     assert r.status == 200 and r.headers["Content-Type"].startswith("text/event-stream")
     r.close()
     r = await rig.client.post("/api/act", data="x" * 5000, headers=rig.headers())
     assert r.status == 413
-    r = await rig.client.get("/api/view", params={"session": "forged.token"})
+    r = await rig.view("forged.token")
     assert r.status == 401
     page = await rig.client.get("/")
     csp = page.headers["Content-Security-Policy"]
@@ -214,7 +210,7 @@ async def test_origin_size_and_session_checks(rig: Rig) -> None:
 async def test_csp_allows_telegrams_script_and_nothing_else_external(rig: Rig) -> None:
     """script-src names Telegram's telegram-web-app.js exactly; no other directive names anything off the
     server but frame-ancestors (Telegram's clients frame the Mini App)."""
-    for path in ("/", "/static/app.js", "/api/view?session=x", "/no-such-page"):
+    for path in ("/", "/static/app.js", "/api/view", "/api/events?ticket=x", "/no-such-page"):
         r = await rig.client.get(path)
         directives = {
             d.split()[0]: d.split()[1:] for d in r.headers["Content-Security-Policy"].split(";") if d.strip()
@@ -237,9 +233,7 @@ async def test_rate_limit(rig: Rig) -> None:
     rig.web.limiter = RateLimiter(rate=1, burst=10)  # the burst runs out whatever the machine's speed
     await open_game(rig)
     session = (await rig.session_by_link(HUMANS[0]))["session"]
-    statuses = [
-        (await rig.client.get("/api/view", params={"session": str(session)})).status for _ in range(60)
-    ]
+    statuses = [(await rig.view(session)).status for _ in range(60)]
     assert statuses.count(429) > 0 and statuses[0] == 200
 
 
@@ -247,7 +241,7 @@ async def test_the_table_from_the_hand_button_or_the_players_only_table(rig: Rig
     """The private hand's web_app button puts the start payload in the page URL (no start_param in
     initData): the page sends it as `start`. Without either, the one live table the player sits at."""
     await open_game(rig)
-    start = rig.web.signer.start_payload(GROUP.key)
+    start = await rig.start()
     for body in ({"init_data": init_data(101), "start": start}, {"init_data": init_data(101)}):
         r = await rig.client.post("/api/session", json=body, headers=rig.headers())
         assert r.status == 200, await r.text()

@@ -76,10 +76,7 @@ async def test_a_move_through_another_instance_reaches_the_open_page(rig: Rig, s
     assert doc is not None
     sessions_a = [(await rig.session_by_link(u))["session"] for u in HUMANS]
     sessions_b = [(await second.session_by_link(u))["session"] for u in HUMANS]
-    streams = [
-        await rig.client.get("/api/events", params={"session": str(s)}, headers=rig.headers())
-        for s in sessions_a
-    ]
+    streams = [await rig.stream(s, rig.headers()) for s in sessions_a]
     try:
         first = [await next_view(s) for s in streams]
         version = first[0]["version"]
@@ -112,10 +109,10 @@ async def test_presence_spares_hand_messages_of_players_watching_the_web(rig: Ri
     mover = state.to_act
     assert mover is not None
     session = (await rig.session_by_link(HUMANS[(mover + 1) % 3]))["session"]
-    stream = await rig.client.get("/api/events", params={"session": str(session)}, headers=rig.headers())
+    stream = await rig.stream(session, rig.headers())
     # The mover has a page open too, but moves by typing in the chat: that answer still reaches them.
     own = (await rig.session_by_link(HUMANS[mover]))["session"]
-    own_stream = await rig.client.get("/api/events", params={"session": str(own)}, headers=rig.headers())
+    own_stream = await rig.stream(own, rig.headers())
     try:
         await next_view(stream)
         await next_view(own_stream)

@@ -42,12 +42,13 @@ async def test_start_web_serves_until_the_process_stops() -> None:
     await start_web(runtime, deliver, listen=f"127.0.0.1:{port}")
     base = f"http://127.0.0.1:{port}"
     async with aiohttp.ClientSession() as http:
-        async with http.get(f"{base}/api/view", params={"session": "x.y"}) as r:
+        async with http.post(f"{base}/api/view", json={"session": "x.y"}, headers={"Origin": base}) as r:
             assert r.status == 401 and "error" in await r.json()
             assert "script-src 'self'" in r.headers["Content-Security-Policy"]
+            assert r.headers["Server"] == "thousand"  # no library version
         await runtime.stop("test over")
         with pytest.raises(aiohttp.ClientConnectionError):
-            async with http.get(f"{base}/api/view", params={"session": "x.y"}):
+            async with http.post(f"{base}/api/view", json={"session": "x.y"}, headers={"Origin": base}):
                 pass
 
 

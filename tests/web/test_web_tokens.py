@@ -48,17 +48,22 @@ def test_link_round_trip_and_refusals() -> None:
         signer.read("garbage", "link", now=1000.0)
 
 
-def test_start_payload_names_a_table_and_cannot_be_forged() -> None:
+def test_start_payload_names_one_game_and_cannot_be_forged() -> None:
     signer = Signer(b"k" * 32)
-    payload = signer.start_payload("tg:-1001234567890")
+    payload = signer.start_payload("tg:-1001234567890", "0a1b2c3d4e")
     assert len(payload) <= 512 and all(c.isalnum() or c in "_-" for c in payload)
-    assert signer.read_start(payload) == "tg:-1001234567890"
-    forged = Signer(b"z" * 32).start_payload("tg:-1009")
+    assert signer.read_start(payload) == ("tg:-1001234567890", "0a1b2c3d4e")
+    forged = Signer(b"z" * 32).start_payload("tg:-1009", "0a1b2c3d4e")
     with pytest.raises(TokenError):
         signer.read_start(forged)
-    _body, mac = payload.rsplit("_", 1)
+    body, serial, mac = payload.rsplit("_", 2)
     with pytest.raises(TokenError):
-        signer.read_start(Signer(b"k" * 32).start_payload("tg:-1").rsplit("_", 1)[0] + "_" + mac)
+        signer.read_start(Signer(b"k" * 32).start_payload("tg:-1", serial).rsplit("_", 1)[0] + "_" + mac)
+    # The serial is signed: the same table's next game cannot be named by editing an old link.
+    with pytest.raises(TokenError, match="forged"):
+        signer.read_start(f"{body}_ffffffffff_{mac}")
+    with pytest.raises(TokenError):
+        signer.read_start(payload + "\n")
 
 
 def _init_data(**fields: str) -> str:

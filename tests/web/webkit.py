@@ -8,6 +8,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bot"))  # botkit
 
+from aiohttp import ClientResponse
 from aiohttp.test_utils import TestClient
 from botkit import Harness, make_user, quiet_settings
 
@@ -15,6 +16,7 @@ from adapters.web.app import WebTable
 from bot.model import ChatRef, Message, UserRef
 from bot.service import Service
 from bot.settings import Settings
+from bot.table import TableDoc
 from bot.weblinks import Signer, signer_for
 
 BOT_TOKEN = "123456:TEST-token-of-the-web-tests"
@@ -45,6 +47,28 @@ class Rig:
         assert r.status == 200, await r.text()
         data: dict[str, object] = await r.json()
         return data
+
+    async def start(self, table: str = GROUP.key) -> str:
+        """The start payload of the game now at `table` (as the table message's link carries it)."""
+        stored = await self.service.store.load(table)
+        assert stored is not None
+        return self.web.signer.start_payload(table, TableDoc.model_validate_json(stored.document).serial)
+
+    async def view(self, session: object) -> ClientResponse:
+        """`POST /api/view` as the page asks for its view (the session in the body, never in a URL)."""
+        return await self.client.post("/api/view", json={"session": session}, headers=self.headers())
+
+    async def ticket(self, session: object) -> str:
+        r = await self.client.post("/api/ticket", json={"session": session}, headers=self.headers())
+        assert r.status == 200, await r.text()
+        ticket = (await r.json())["ticket"]
+        assert isinstance(ticket, str)
+        return ticket
+
+    async def stream(self, session: object, headers: dict[str, str] | None = None) -> ClientResponse:
+        """An event stream opened as the page opens it: a fresh single-use ticket, then the GET."""
+        ticket = await self.ticket(session)
+        return await self.client.get("/api/events", params={"ticket": ticket}, headers=headers or {})
 
 
 def web_settings() -> Settings:

@@ -137,17 +137,39 @@
     mainButton(null);
   }
 
-  function listen() {
-    const es = new EventSource("/api/events?session=" + encodeURIComponent(state.session));
+  // The session token never goes in a URL (proxy logs keep URLs): the view comes by POST, and the event
+  // stream opens with a single-use ticket that lives 30 s. A ticket cannot be reused, so the page (not
+  // EventSource) reconnects after an error, with a new ticket and a growing pause.
+  let retryMs = 1000;
+  async function listen() {
+    let ticket = null;
+    try {
+      const { status, data } = await post("/api/ticket", { session: state.session });
+      if (status === 401) { fail(data.error || S("connection_lost")); return; }
+      ticket = data.ticket;
+    } catch (e) { ticket = null; }
+    if (!ticket) { reconnect(); return; }
+    const es = new EventSource("/api/events?ticket=" + encodeURIComponent(ticket));
     state.source = es;
     es.addEventListener("view", (ev) => {
+      retryMs = 1000;
       notice(null);
       const view = JSON.parse(ev.data);
       if (state.view && view.version === state.view.version) return;
       show(view);
     });
-    es.addEventListener("gone", () => { es.close(); fail(S("connection_lost")); });
-    es.addEventListener("error", () => { if (es.readyState !== EventSource.CLOSED) notice(S("reconnecting"), true); });
+    es.addEventListener("gone", () => { es.close(); state.source = null; fail(S("connection_lost")); });
+    es.addEventListener("error", () => {
+      if (state.source !== es) return;
+      es.close();
+      state.source = null;
+      reconnect();
+    });
+  }
+  function reconnect() {
+    notice(S("reconnecting"), true);
+    setTimeout(listen, retryMs);
+    retryMs = Math.min(retryMs * 2, 15000);
   }
 
   async function act(payload) {
@@ -491,8 +513,8 @@
     }
     if (!(await signIn())) return;
     try {
-      const r = await fetch("/api/view?session=" + encodeURIComponent(state.session), { cache: "no-store" });
-      if (r.ok) show(await r.json());
+      const { status, data } = await post("/api/view", { session: state.session });
+      if (status === 200) show(data);
     } catch (e) { /* the event stream brings it */ }
     listen();
   }
