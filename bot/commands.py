@@ -63,7 +63,7 @@ COMMANDS: Final = (
     "bid", "pass", "play", "give", "take", "discard", "sell", "blind", "contract",
     "bomb", "concede", "crawl",
     "hand", "table", "score", "rules", "set", "lang", "kick", "back", "end", "export",
-    "stats", "top", "help",
+    "stats", "top", "help", "again",
 )  # fmt: skip
 """Every command the service knows, by its neutral name."""
 
@@ -96,6 +96,7 @@ _ALIASES: Final = {
     "?": "help",
     "go": "start",
     "blind_game": "blind",
+    "rematch": "again",
 }
 
 _CODES: Final = {
@@ -126,6 +127,7 @@ _CODES: Final = {
     "end": "e",
     "export": "E",
     "help": "H",
+    "again": "A",
 }
 _NAMES: Final = {code: name for name, code in _CODES.items()}
 

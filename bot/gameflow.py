@@ -21,13 +21,13 @@ from bot.i18n import Translator, translator
 from bot.model import Private, UserRef
 from bot.render import (
     Rendered,
+    Trick,
     private_notes,
     render_hand,
-    render_result,
-    render_score_sheet,
     render_table,
     seat_name,
 )
+from bot.render_result import render_result, render_score_sheet
 from bot.settings import Settings
 from bot.snapshot import decode_action, encode_action
 from bot.table import SeatDoc, TableDoc
@@ -166,13 +166,16 @@ class GameFlow:
         for i, e in enumerate(events):
             if e.kind == ev.DEAL_ENDED and isinstance(e.detail, DealResult):
                 r = e.detail
+                taken = _tricks_taken(events[:i], before, r.number)
                 rendered = render_result(
                     t,
                     r,
                     labels,
-                    last_trick=_final_trick(events[:i]),
+                    last_trick=taken[-1][1] if taken else None,
+                    unseen_tricks=taken[:-1],
                     barrel_before=_barrel_before(state, r.number),
                     sitting_out=_sitting_out(state, r.dealer),
+                    rules=state.rules,
                 )
                 ctx.to_group(
                     rendered.text,
@@ -198,7 +201,7 @@ class GameFlow:
                 trigger = optional = any(e.kind == ev.CARD_PLAYED for e in current)
         if not state.finished and (trigger or new_deal or force_table):
             doc.table_at = ctx.now
-            table = self.table(ctx)
+            table = self.table(ctx, unseen_tricks=_tricks_taken(current, before, state.deal_number)[:-1])
             ctx.to_group(
                 table.text,
                 key=f"table:{doc.serial}:{state.deal_number}",
@@ -214,13 +217,15 @@ class GameFlow:
             if seat.present:
                 self.hand_message(ctx, i, new_deal=new_deal, before=before)
 
-    def table(self, ctx: Context) -> Rendered:
+    def table(self, ctx: Context, unseen_tricks: Sequence[tuple[int, Trick]] = ()) -> Rendered:
         """The group's table message now. Under the compact policy it is not redrawn at every bid and
-        card, so it names nobody whose turn may pass before the next redraw (see `render_table`)."""
+        card, so it names nobody whose turn may pass before the next redraw (see `render_table`).
+        `unseen_tricks`: tricks this command took that its "Last trick" line does not show."""
         doc = ctx.require_doc()
         assert ctx.state is not None
         live = self.settings.table_updates == "every_action"
-        return render_table(ctx.t_group(), public_view(doc, ctx.state), ctx.payload_maker(), live=live)
+        view = public_view(doc, ctx.state)
+        return render_table(ctx.t_group(), view, ctx.payload_maker(), live=live, unseen_tricks=unseen_tricks)
 
     def hand_message(
         self,
@@ -347,8 +352,8 @@ class GameFlow:
         if state is None:
             return
         winner = state.winner if why == "won" else None
-        sheet = render_score_sheet(t, state.results, labels, winner, ended=why)
-        ctx.to_group(sheet.text, key=f"final:{doc.serial}", notify=True, kind="final")
+        sheet = render_score_sheet(t, state.results, labels, winner, ended=why, payload=ctx.payload_maker())
+        ctx.to_group(sheet.text, key=f"final:{doc.serial}", buttons=sheet.buttons, notify=True, kind="final")
         self._close_hands(ctx, doc)
         if why == "won":
             ctx.after_save.append(lambda: self._chart(ctx, doc, state))
@@ -394,14 +399,18 @@ class GameFlow:
                 ctx.messages[i] = replace(m, image=png)
 
 
-def _final_trick(events: Sequence[Event]) -> tuple[tuple[int, ...], tuple[int, ...], int] | None:
-    """The last trick taken among `events` of one deal (cards, seats, winner): the deal's final trick."""
-    for e in reversed(events):
-        if e.kind == ev.DEAL_STARTED:
-            return None
+def _tricks_taken(events: Sequence[Event], before: GameState | None, number: int) -> list[tuple[int, Trick]]:
+    """The tricks of deal `number` taken among this command's `events` (which end in that deal), as
+    (trick number, (cards, seats, winner)). A message drawn now shows the last of them ("Last trick", or
+    the result's final trick); the others no message showed: computers and last cards playing on in one
+    command took them (the terminal lost a deal by a trick the player never saw)."""
+    start = max((i for i, e in enumerate(events) if e.kind == ev.DEAL_STARTED), default=-1)
+    base = before.deal.tricks if start < 0 and before is not None and before.deal_number == number else 0
+    taken: list[tuple[int, Trick]] = []
+    for e in events[start + 1 :]:
         if e.kind == ev.TRICK_TAKEN and e.cards and isinstance(e.detail, tuple):
-            return e.cards, tuple(e.detail), e.seat
-    return None
+            taken.append((base + len(taken), (e.cards, tuple(e.detail), e.seat)))
+    return taken
 
 
 def _barrel_before(state: GameState, number: int) -> tuple[bool, ...]:

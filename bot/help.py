@@ -37,6 +37,7 @@ TYPED: Final[tuple[HelpLine, ...]] = (
     ("/set lang pl", N_("the chat's language")),
     ("/kick N", N_("hand seat N to a computer")),
     ("/back · /end", N_("play your own turns again · end the game")),
+    ("/again", N_("after a game: the next one with the same players and settings")),
     ("/stats · /top · /help", N_("your statistics, the best players, this help")),
 )
 """Commands typed as text (Telegram, and any platform without its own table)."""
@@ -66,6 +67,7 @@ TERMINAL: Final[tuple[HelpLine, ...]] = (
     ("sell · blind yes|no · bomb · concede · crawl", N_("the moves some rules allow")),
     ("hand · table · score · rules", N_("your hand, the table, the scores, the rules")),
     ("lang pl", N_("your own language")),
+    ("again", N_("after a game: the next one with the same players and settings")),
     ("help · quit", N_("this help · end the game")),
 )
 """The terminal's words (`adapters/console`: a line is a number, a card or a command without its slash)."""

@@ -7,6 +7,7 @@ keys and when to send. Names coming from users are escaped here.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -32,8 +33,7 @@ from core.actions import (
 from core.cards import CARD_NAMES, SUIT_MASKS, cards_of
 from core.deal import ACE_SUIT, Phase
 from core.events import Event
-from core.rules import Barrel, Declaration, Opening, RuleSet, TalonVisibility
-from core.scoring import DealResult
+from core.rules import RuleSet
 from core.view import SeatView
 
 __all__ = [
@@ -45,9 +45,6 @@ __all__ = [
     "render_hand",
     "render_help",
     "render_lobby",
-    "render_result",
-    "render_rules",
-    "render_score_sheet",
     "render_stats",
     "render_table",
     "render_top",
@@ -205,6 +202,25 @@ def _scores_text(t: Translator, names: list[str], totals: Sequence[int], barrel:
     return " · ".join(parts)
 
 
+Trick = tuple[Sequence[int], Sequence[int], int]
+"""A trick taken: (cards in play order, their seats, the winner)."""
+
+TRICK_TAKEN = N_("Trick {number}: {cards} → {name}")
+"""A trick that was taken and that no table message showed (several were taken in one command)."""
+
+
+def trick_lines(t: Translator, names: list[str], tricks: Sequence[tuple[int, Trick]]) -> list[str]:
+    """One line per (trick number, trick) taken, "Trick 7: … → Ada": tricks that were taken while nobody
+    looked (computers and forced cards playing on in one command), which the table message skipped."""
+    lines = []
+    for number, (cards, seats, winner) in tricks:
+        text = t._(TRICK_TAKEN).format(
+            number=number + 1, cards=_trick_text(t, names, cards, seats), name=names[winner]
+        )
+        lines.append(text)
+    return lines
+
+
 # --- lobby ----------------------------------------------------------------------------------------
 
 
@@ -246,14 +262,20 @@ turn on."""
 
 
 def render_table(
-    t: Translator, v: PublicTableView, payload: Payload | None = None, *, live: bool = True
+    t: Translator,
+    v: PublicTableView,
+    payload: Payload | None = None,
+    *,
+    live: bool = True,
+    unseen_tricks: Sequence[tuple[int, Trick]] = (),
 ) -> Rendered:
     """The group's table message for the current deal: only public facts.
 
     With `payload`, a "My hand" button sends `hand` (the player's hand comes back privately: a DM, or an
     ephemeral answer on Discord). `live`: the message is redrawn at every move; when it is not (the
     compact policy), it names nobody whose turn may be over before the next redraw: "bidding in
-    progress", the player who leads the trick."""
+    progress", the player who leads the trick. `unseen_tricks` (number, trick): tricks taken since the
+    last drawing that the "Last trick" line does not show (several taken in one command)."""
     names = _names(t, v.seats)
     lines = [t._("**Deal {number}** · dealer: {name}").format(number=v.deal_number + 1, name=names[v.dealer])]
     sitting_out = [s for s in range(len(v.seats)) if s not in v.active]
@@ -272,7 +294,7 @@ def render_table(
             )
         else:
             lines.append(t._("Declarer: {name}, bid {value}").format(name=names[v.declarer], value=v.bid))
-    if v.talon and v.phase != Phase.PLAY:
+    if v.talon_on_table:
         lines.append(t._("Talon: {cards}").format(cards=t.cards(v.talon)))
     elif v.declarer >= 0 and not v.talon and v.phase in (Phase.EXCHANGE, Phase.CONTRACT, Phase.DISCARD):
         lines.append(t._("The talon was taken unseen."))
@@ -285,6 +307,8 @@ def render_table(
     ]
     if marriages:
         lines.append(t._("Marriages: {list}").format(list=" · ".join(marriages)))
+    if v.phase == Phase.PLAY:
+        lines.extend(trick_lines(t, names, unseen_tricks))
     if v.last_trick is not None and v.phase == Phase.PLAY:
         cards, seats, winner = v.last_trick
         lines.append(
@@ -580,235 +604,19 @@ def _prompt(
     return text, rows
 
 
-# --- results and score sheet ----------------------------------------------------------------------
-
-
-def _ending_text(t: Translator, r: DealResult, names: list[str]) -> str:
-    d = names[r.declarer] if r.declarer >= 0 else "—"
-    if r.ending == "redeal":
-        return t._("Four nines: the cards are dealt again.")
-    if r.ending == "bomb":
-        return t._("{name} bombs: the deal is not played.").format(name=d)
-    if r.ending == "concede":
-        return t._("{name} concedes {value}.").format(name=d, value=r.contract)
-    declarer_points = r.points[r.declarer]
-    if r.made:
-        return t._("{name} made {value} ({points} points).").format(
-            name=d, value=r.contract, points=declarer_points
-        )
-    return t._("{name} failed {value} ({points} points).").format(
-        name=d, value=r.contract, points=declarer_points
-    )
-
-
-def _zero_reason(
-    t: Translator, r: DealResult, s: int, barrel_before: Sequence[bool], sitting_out: int | None
-) -> str | None:
-    """Why seat `s` scored nothing in this deal (a zero with no reason looks like a mistake)."""
-    if r.ending == "redeal" or r.scores[s] != 0:
-        return None
-    if s == sitting_out:
-        return t._("sits out")
-    on_barrel = s < len(barrel_before) and barrel_before[s]
-    if on_barrel and s == r.declarer:
-        return t._("on the barrel: only reaching the goal counts")
-    if on_barrel:
-        return t._("on the barrel: points do not count")
-    if s in r.bolts:
-        return t._("no points: a bolt")
-    if r.ending == "played" and s != r.declarer:
-        if r.points[s] > 0:
-            return t._("{points} points round down to 0").format(points=r.points[s])
-        return t._("no points taken")
-    return None
-
-
-def render_result(
-    t: Translator,
-    r: DealResult,
-    seats: Sequence[SeatLabel],
-    *,
-    last_trick: tuple[Sequence[int], Sequence[int], int] | None = None,
-    barrel_before: Sequence[bool] = (),
-    sitting_out: int | None = None,
-) -> Rendered:
-    """A deal's result: how it ended, each seat's score and new total (public).
-
-    `last_trick` (cards, seats, winner): the deal's final trick, which the table message of the deal
-    never shows (the deal ends with it). `barrel_before`: who was on the barrel when the deal began, and
-    `sitting_out` the seat that sat it out, so that a zero says why."""
-    names = _names(t, seats)
-    lines = [t._("**Deal {number}: result**").format(number=r.number + 1)]
-    if last_trick is not None:
-        cards, trick_seats, winner = last_trick
-        lines.append(
-            t._("Last trick: {cards} → {name}").format(
-                cards=_trick_text(t, names, cards, trick_seats), name=names[winner]
-            )
-        )
-    lines.append(_ending_text(t, r, names))
-    if r.blind:
-        lines.append(t._("A blind game: the score counts double."))
-    for s, ms in enumerate(r.marriages):
-        for m in ms:
-            lines.append(t._("{name} declared {marriage}.").format(name=names[s], marriage=t.marriage(m)))
-    for s in range(len(r.totals)):
-        score = r.scores[s]
-        line = f"{names[s]}: {score:+d} → **{r.totals[s]}**"
-        reason = _zero_reason(t, r, s, barrel_before, sitting_out)
-        if reason is not None:
-            line += f" ({reason})"
-        elif s in r.bolts:
-            line += " · " + t._("bolt")
-        if r.barrel and r.barrel[s]:
-            line += " 🛢"
-        lines.append(line)
-    for note in r.notes:
-        kind, _, who = note.partition(":")
-        if kind == "barrel_penalty":
-            lines.append(t._("{name} stayed too long on the barrel.").format(name=names[int(who)]))
-        elif kind == "samosval":
-            lines.append(t._("{name} hit 555: back to zero.").format(name=names[int(who)]))
-    for s in r.four_nines:
-        lines.append(t._("{name} held four nines.").format(name=names[s]))
-    return Rendered("\n".join(lines))
-
-
-def render_score_sheet(
-    t: Translator,
-    results: Sequence[DealResult],
-    seats: Sequence[SeatLabel],
-    winner: int | tuple[int, ...] | None,
-    *,
-    ended: str | None = None,
-) -> Rendered:
-    """Every deal's totals in a column per player, and the winner when there is one."""
-    names_plain = [s.name for s in seats]
-    width = [max(6, min(12, len(n))) for n in names_plain]
-    header = "  #  " + " ".join(n[:w].rjust(w) + " " for n, w in zip(names_plain, width, strict=True))
-    rows = [header]
-    for r in results:
-        marks = []
-        for s in range(len(seats)):
-            mark = " "
-            if s == r.declarer and r.ending != "redeal":
-                mark = "✓" if r.made else "✗" if r.made is False else "•"
-            marks.append((str(r.totals[s]) + mark).rjust(width[s] + 1))
-        rows.append(f"{r.number + 1:>3}  " + " ".join(marks))
-    lines = [t._("**Score sheet**")]
-    if results:
-        lines.append("`" + escape_code("\n".join(rows)) + "`")
-        lines.append(t._("✓ contract made · ✗ failed · • bomb or concession"))
-    else:
-        lines.append(t._("No deal has been played yet."))
-    if winner is not None:
-        winners = winner if isinstance(winner, tuple) else (winner,)
-        names = _names(t, seats)
-        won = ", ".join(names[w] for w in winners)
-        lines.append("🏆 " + t._("Winner: {names}").format(names=won))
-    elif ended == "ended":
-        lines.append(t._("The game was ended before anyone won."))
-    elif ended == "abandoned":
-        lines.append(t._("The game was abandoned."))
-    return Rendered("\n".join(lines))
-
-
 def escape_code(text: str) -> str:
     return text.replace("\\", "\\\\").replace("`", "\\`")
 
 
 # --- rules, help, stats ---------------------------------------------------------------------------
-
-
-def render_rules(t: Translator, rules: RuleSet, settings: ChatSettings, players: int | None) -> Rendered:
-    """A summary of a table's rules and settings."""
-    yes, no = t._("yes"), t._("no")
-    lines = [t._("**Rules: {preset}**").format(preset=escape(t.preset(rules.preset)))]
-    lines.append(t._("Players: {counts}").format(counts=", ".join(map(str, rules.player_counts))))
-    if rules.opening == Opening.AUTOMATIC:
-        lines.append(t._("The opener starts at {bid} automatically.").format(bid=rules.opening_bid))
-    else:
-        lines.append(t._("The opener must bid at least {bid}.").format(bid=rules.opening_bid))
-    lines.append(t._("Bids go in steps of {step}.").format(step=rules.bid_step))
-    if rules.marriage_needed_above is not None:
-        lines.append(t._("A bid above {limit} needs a marriage in your hand.").format(
-            limit=rules.marriage_needed_above))  # fmt: skip
-    if rules.cap_by_marriages:
-        lines.append(t._("The most you may bid is 120 plus your marriages."))
-    if rules.max_bid is not None:
-        lines.append(t._("Highest bid: {value}").format(value=rules.max_bid))
-    talon = {
-        TalonVisibility.PUBLIC: N_("everyone sees the talon"),
-        TalonVisibility.SECRET: N_("only the declarer sees the talon"),
-        TalonVisibility.PUBLIC_UNLESS_FORCED: N_("everyone sees the talon, unless the opening was forced"),
-    }[rules.talon_visibility]
-    lines.append(t._("Talon: {how}").format(how=t._(talon)))
-    lines.append(t._("Contract fixed after the exchange: {answer}").format(
-        answer=yes if rules.contract_step else no))  # fmt: skip
-    values = " · ".join(f"{t.suit('CSHD'.index(k))} {v}" for k, v in rules.marriage_values.items())
-    lines.append(t._("Marriages: {list}").format(list=values))
-    if rules.declaration == Declaration.CHOICE:
-        lines.append(t._("Declaring a marriage is your choice (★)."))
-    else:
-        lines.append(t._("Leading a marriage card declares it."))
-    if rules.barrel == Barrel.DECLARER_ONLY:
-        lines.append(t._("Barrel at {value}: from there you score only as declarer.").format(
-            value=rules.barrel_at))  # fmt: skip
-    elif rules.barrel == Barrel.CAPPED:
-        lines.append(
-            t._("Barrel at {value}: {deals} deals to get out, else −{penalty}.").format(
-                value=rules.barrel_at, deals=rules.barrel_deals, penalty=rules.barrel_penalty
-            )
-        )
-    extras = []
-    if rules.bomb:
-        extras.append(t._("bomb"))
-    if rules.concede:
-        extras.append(t._("concession"))
-    if rules.blind:
-        extras.append(t._("blind game"))
-    if rules.crawl:
-        extras.append(t._("crawl"))
-    if rules.sell_talon:
-        extras.append(t._("talon sale"))
-    if rules.bolts:
-        extras.append(t._("bolts"))
-    if rules.must_beat:
-        extras.append(t._("must beat"))
-    if rules.ace_marriage:
-        extras.append(t._("four aces"))
-    if rules.four_nines_bonus:
-        extras.append(t._("four nines bonus"))
-    if rules.samosval:
-        extras.append("555")
-    if extras:
-        lines.append(t._("Also: {list}").format(list=", ".join(extras)))
-    lines.append(t._("The game goes to {target}.").format(target=rules.target))
-    turn = (
-        t._("{seconds} s").format(seconds=settings.turn_seconds) if settings.turn_seconds else t._("no limit")
-    )
-    lines.append(
-        t._("Turn time: {turn} · computer: {level} · language: {language}").format(
-            turn=turn, level=level_name(t, settings.ai_level), language=LANGUAGE_NAMES[settings.language]
-        )
-    )
-    forced = t._("Forced cards play themselves: {answer}")
-    lines.append(forced.format(answer=yes if settings.autoplay else no))
-    if settings.options:
-        changed = ", ".join(f"`{escape_code(k)}={escape_code(str(v))}`" for k, v in settings.options.items())
-        lines.append(t._("Changed options: {list}").format(list=changed))
-    if players is not None:
-        lines.append(t._("This game: {n} players.").format(n=players))
-    return Rendered("\n".join(lines))
-
-
 def render_help(t: Translator, platform: str = "") -> Rendered:
     """The commands of the reader's platform (`bot.help`), each line's explanation in their language."""
     lines = [t._("**1000: commands**")]
     for commands, what in help_lines(platform):
         explained = t._(what) if what else ""
         lines.append(f"{commands}: {explained}" if commands and explained else commands or explained)
-    lines.append(rights_sentence(t))
+    if platform != "console":  # one person at their terminal: no admins, no votes, no one else's seat
+        lines.append(rights_sentence(t))
     return Rendered("\n".join(lines))
 
 
@@ -857,13 +665,25 @@ def render_heading(t: Translator, title: str) -> str:
     return t._("🃏 Game in «{title}»").format(title=escape(title))
 
 
+PLAYED_ONLY = (N_("Last trick: {cards} → {name}"), TRICK_TAKEN, N_("Talon taken by {name}: {cards}"))
+"""Lines that show only cards of tricks taken or of a finished deal's public talon (its result)."""
+
+
 def without_played_tricks(text: str, lang: str) -> str:
-    """`text` without its "Last trick: …" lines, which show only cards already played (the previous trick
-    on a table message, a finished deal's final trick on its result). Privacy checks scan the rest: once
-    the next deal is dealt, those cards are in new hands, yet naming them where they were played is no
-    leak."""
-    prefix = translator(lang)._("Last trick: {cards} → {name}").split("{cards}")[0].strip()
-    return "\n".join(line for line in text.split("\n") if not line.lstrip("*_ ").startswith(prefix))
+    """`text` without the lines that show only cards already played or shown to everyone (`PLAYED_ONLY`:
+    the previous trick on a table message, tricks taken unseen, a finished deal's final trick and public
+    talon on its result). Privacy checks scan the rest: once the next deal is dealt, those cards are in
+    new hands, yet naming them where they were played is no leak."""
+    t = translator(lang)
+    patterns = [_line_pattern(t._(template)) for template in PLAYED_ONLY]
+    kept = [ln for ln in text.split("\n") if not any(p.fullmatch(ln.lstrip("*_ ")) for p in patterns)]
+    return "\n".join(kept)
+
+
+def _line_pattern(template: str) -> re.Pattern[str]:
+    """A translated template as a pattern: each `{field}` any text."""
+    parts = re.split(r"\{\w+\}", template)
+    return re.compile(".+?".join(re.escape(p) for p in parts))
 
 
 def render_chat_heading(t: Translator, title: str) -> str:
@@ -887,11 +707,14 @@ def language_list() -> str:
 
 
 __all__ += [
+    "TRICK_TAKEN",
+    "Trick",
     "hand_order",
     "language_list",
     "private_notes",
     "render_chat_heading",
     "render_heading",
     "seat_name",
+    "trick_lines",
     "without_played_tricks",
 ]

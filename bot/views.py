@@ -60,7 +60,9 @@ class PublicTableView:
     forced: bool
     blind_seat: int
     talon: tuple[int, ...]
-    """The talon as dealt when it was shown to everyone, else empty."""
+    """The talon as dealt when it was shown to everyone (whoever won the auction, a computer too), else
+    empty: a secret talon, two musiki, a blind game's. It stays set for the whole deal; `talon_on_table`
+    says when to show it, and the deal's result names it again (`DealResult.talon`)."""
     talon_size: int
     talon_taken: bool
     trump: int
@@ -80,6 +82,13 @@ class PublicTableView:
     results: tuple[DealResult, ...]
     finished: bool
     winner: int | tuple[int, ...] | None
+
+    @property
+    def talon_on_table(self) -> bool:
+        """Show the public talon now: from when it is shown until the first trick is over. A computer
+        declarer takes it, gives and fixes the contract before anyone's view is drawn, so play may begin
+        before anyone saw the talon: it stays on the table through the first trick (chats and web)."""
+        return bool(self.talon) and (self.phase not in (Phase.PLAY, Phase.DONE) or self.tricks == 0)
 
 
 def public_view(table: TableDoc, state: GameState) -> PublicTableView:

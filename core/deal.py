@@ -175,6 +175,8 @@ class DealOutcome:
     """Seats that held all four nines during the deal (bonus option)."""
     talon_as_dealt: tuple[Card, ...]
     sitting_out: int | None
+    talon_public: bool = False
+    """The single talon was shown to everyone (rules, or a sale): a deal's result may name it."""
 
 
 class DealState:
@@ -907,6 +909,7 @@ class DealState:
             four_nines=tuple(s for s in range(self.n) if self.four_nines >> s & 1),
             talon_as_dealt=self.talon_as_dealt,
             sitting_out=self.sitting_out,
+            talon_public=self.talon_public and self.piles is None,
         )
 
 

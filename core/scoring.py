@@ -59,6 +59,9 @@ class DealResult:
     barrel: tuple[bool, ...] = ()
     """Who is on the barrel after this deal."""
     notes: tuple[str, ...] = field(default=())
+    talon: tuple[int, ...] = ()
+    """The talon as dealt when it was shown to everyone (so the result may name it), else empty: a secret
+    talon, two musiki, a blind game's talon dealt out face down."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -101,7 +104,7 @@ def score_deal(
     if outcome.ending == "redeal":
         result = DealResult(
             number, dealer, outcome.declarer, outcome.contract, None, (0,) * n, ((),) * n, (0,) * n,
-            tally.totals, "redeal", barrel=tally.barrel_flags(rules),
+            tally.totals, "redeal", barrel=tally.barrel_flags(rules), talon=_public_talon(outcome),
         )  # fmt: skip
         return result, tally
 
@@ -195,8 +198,13 @@ def score_deal(
         bolts=tuple(bolt_seats),
         barrel=new_tally.barrel_flags(rules),
         notes=tuple(notes),
+        talon=_public_talon(outcome),
     )
     return result, new_tally
+
+
+def _public_talon(outcome: DealOutcome) -> tuple[int, ...]:
+    return tuple(outcome.talon_as_dealt) if outcome.talon_public else ()
 
 
 def match_winner(rules: RuleSet, totals: tuple[int, ...], declarer: int) -> int | tuple[int, ...] | None:

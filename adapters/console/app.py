@@ -21,8 +21,10 @@ from rich.text import Text
 
 from adapters.console.render import message_renderable
 from adapters.console.screen import YOU, Screen
+from adapters.console.verbs import again_word, neutral, verbs_line
 from bot.commands import UNKNOWN, PayloadError, encode_payload, from_payload, parse_text, read_payload
 from bot.handlers import Handlers
+from bot.handlers.base import YES
 from bot.i18n import LANGUAGES, Translator, parse_card_in, translator
 from bot.model import ChatRef, Command, Message, UserRef
 from bot.service import Service
@@ -65,6 +67,8 @@ class ConsoleGame:
     buttons: list[str] = field(default_factory=list)
     shown: dict[str, str] = field(default_factory=dict)
     over: bool = False
+    again: str | None = None
+    """The final score sheet's "Play again" payload (a new game with the same players)."""
     screen: Screen = field(init=False)
 
     def __post_init__(self) -> None:
@@ -99,6 +103,8 @@ class ConsoleGame:
             self.shown[message.key] = seen
         if message.kind == "final":
             self.over = True
+            payloads = [b.payload for row in message.buttons for b in row]
+            self.again = payloads[0] if payloads else None
             if message.image is not None and self.options.chart is not None:
                 self.options.chart.write_bytes(message.image)
         if message.kind == "lobby":
@@ -204,7 +210,7 @@ class ConsoleGame:
     async def step(self, line: str) -> bool:
         """Handle one line of input; False when the player quits."""
         t = self.t
-        text = line.strip()
+        text = self._in_english(line.strip())
         word = text.lower().lstrip("/")
         if not text:
             return True
@@ -214,6 +220,9 @@ class ConsoleGame:
         if word in _HELP:
             self.say(t._("Type the number of a choice, a card (QS, 10h, q♠), or a command: bid 120, pass."))
             self.say(t._("Also: help, rules, score, hand, table, quit."))
+            own = verbs_line(self.options.lang)
+            if own is not None:
+                self.say(t._("In your language too: {list}").format(list=own))
             await self.send(parse_text("/help", self.chat, self.user))
             return True
         if text.isdigit():
@@ -230,23 +239,54 @@ class ConsoleGame:
         await self.send(command)
         return True
 
+    def _in_english(self, text: str) -> str:
+        """A line whose first word is a command in the player's language (`licytuj 120`), with that word
+        in the neutral English form the rest of the terminal reads (`bid 120`); other lines unchanged."""
+        head, _, rest = text.partition(" ")
+        name = neutral(self.options.lang, head.lstrip("/"))
+        if name is None:
+            return text
+        return f"{name} {rest}".strip()
+
     async def loop(self) -> int:
         t = self.t
         await self.start()
         self.say(t._("Type help for help, quit to stop."))
-        while not self.over:
-            line = await self.read_line("> ")
-            if line is None:
-                # End of input (Ctrl-D) is a way to stop, not a failure: exit status 0 as for quit.
-                self.say(t._("Input ended: the game stops."))
-                await self.send(parse_text("/end", self.chat, self.user))
+        while True:
+            while not self.over:
+                line = await self.read_line("> ")
+                if line is None:
+                    # End of input (Ctrl-D) is a way to stop, not a failure: exit status 0 as for quit.
+                    self.say(t._("Input ended: the game stops."))
+                    await self.send(parse_text("/end", self.chat, self.user))
+                    return 0
+                if not await self.step(line):
+                    return 0
+            self.say(t._("Game over. Thank you for playing!"))
+            if self.options.chart is not None:
+                self.say(t._("Score chart saved to {path}").format(path=self.options.chart))
+            if not await self.play_again():
                 return 0
-            if not await self.step(line):
-                return 0
-        self.say(t._("Game over. Thank you for playing!"))
-        if self.options.chart is not None:
-            self.say(t._("Score chart saved to {path}").format(path=self.options.chart))
-        return 0
+
+    async def play_again(self) -> bool:
+        """Offer the final sheet's "Play again": only its word (`again`, `jeszcze`...) or yes starts the
+        next game with the same players; anything else, even a number (someone still pressing 1 for the
+        last cards), ends. True when a new game has started."""
+        t = self.t
+        if self.again is None:
+            return False
+        word = again_word(self.options.lang)
+        self.say(
+            t._("Type {word} to play again with the same players, or press Enter to quit.").format(word=word)
+        )
+        line = await self.read_line("> ")
+        answer = self._in_english((line or "").strip()).lower().lstrip("/")
+        if answer.isdigit() or answer not in {"again", "rematch", word, *YES}:
+            return False
+        payload, self.again = self.again, None
+        self.over = False
+        await self.send(from_payload(payload, self.chat, self.user))
+        return not self.over
 
 
 async def _stdin_line(prompt: str) -> str | None:

@@ -46,6 +46,7 @@ SECOND_PERSON: Final = {
     N_("Declarer: {name}, bid {value}"): N_("Declarer: you, bid {value}"),
     N_("Declarer: {name}, contract {value}"): N_("Declarer: you, contract {value}"),
     N_("Declarer: {name}, {value}"): N_("Declarer: you, {value}"),
+    N_("Talon taken by {name}: {cards}"): N_("You took the talon: {cards}"),
 }
 """Sentences whose subject may be the person at the terminal, and the same sentence addressed to them."""
 

@@ -35,6 +35,7 @@ class Handlers(LobbyHandlers, MoveHandlers, ManagementHandlers):
             "add_ai": self.add_ai,
             "remove_ai": self.remove_ai,
             "start": self.start,
+            "again": self.again,
             "hand": self.hand,
             "table": self.show_table,
             "score": self.score,

@@ -10,11 +10,11 @@ from bot.context import Context, Refusal
 from bot.handlers.base import HandlerBase
 from bot.i18n import translator
 from bot.render import (
-    render_rules,
-    render_score_sheet,
     render_stats,
     render_top,
 )
+from bot.render_result import render_score_sheet
+from bot.render_rules import render_rules
 from bot.stats import DEFAULT_RATING, board_keys, elo, outcomes, stats_scopes
 from bot.table import ChatSettings, TableDoc
 from bot.views import seat_labels

@@ -225,6 +225,9 @@ class LobbyHandlers(HandlerBase):
 
     async def start(self, ctx: Context) -> None:
         self._check_button(ctx, exact=False)
+        await self._start_game(ctx)
+
+    async def _start_game(self, ctx: Context) -> None:
         doc = self._lobby(ctx)
         self._may_manage_lobby(ctx)
         rules = preset(doc.settings.preset, doc.settings.options or None)
@@ -247,6 +250,60 @@ class LobbyHandlers(HandlerBase):
         self._lobby_message(ctx, closed=t._("The game has started: {names}.").format(names=names))
         await self.flow.run_computers(ctx)
         self.flow.conclude(ctx)
+
+    async def again(self, ctx: Context) -> None:
+        """Play again (the final score sheet's button, or `/again`): a new table in the same chat with the
+        same seats in the same order and the finished table's settings. People come back to their seats
+        (an away one plays their own turns again), computers keep theirs, a seat its person left is a
+        computer's. With one person at the table the game starts at once (nobody else to wait for);
+        with more it opens as a lobby with everyone seated, where anyone may leave and any of them
+        starts it. Only someone seated at the finished table may press it; a press from the sheet of an
+        older table, or once a new table is open, is refused (docs/SERVICE.md, "Play again")."""
+        doc = ctx.doc
+        if doc is not None and doc.status != "finished":
+            raise Refusal("table_exists")
+        if doc is None or doc.game is None:
+            raise Refusal("no_table")
+        self._check_button(ctx, exact=False)
+        if doc.seat_of(ctx.user.key) is None:
+            raise Refusal("not_seated")
+        taken = {s.name for s in doc.seats if not s.kicked}
+        seats: list[SeatDoc] = []
+        for seat in doc.seats:
+            if seat.human:
+                seats.append(seat.model_copy(update={"away": False, "missed": 0}))
+            elif seat.kind == "ai":
+                seats.append(SeatDoc(kind="ai", name=seat.name, level=seat.level))
+            else:  # its person left the last game: a computer takes the seat
+                name = next(n for n in AI_NAMES if n not in taken)
+                taken.add(name)
+                seats.append(SeatDoc(kind="ai", name=name, level=doc.settings.ai_level))
+        user = ctx.user
+        ctx.doc = TableDoc(
+            id=doc.id,
+            serial=secrets.token_hex(5),
+            platform=doc.platform,
+            chat_id=doc.chat_id,
+            title=doc.title,
+            private=doc.private,
+            status="lobby",
+            creator=user.key,
+            creator_name=user.name,
+            opened=ctx.version + 1,
+            settings=doc.settings,
+            seats=seats,
+            created=ctx.now,
+            updated=ctx.now,
+        )
+        ctx.state = None
+        ctx.before = None
+        ctx.users_added.update(s.user for s in seats if s.user is not None)
+        ctx.deadline_reset = True
+        ctx.mark("again")
+        if sum(1 for s in seats if s.human) == 1:
+            await self._start_game(ctx)
+            return
+        self._lobby_message(ctx, notify=True)
 
     # --- timers -----------------------------------------------------------------------------------
 

@@ -17,9 +17,9 @@ from bot.i18n import LANGUAGE_NAMES, LANGUAGES, negotiate, translator
 from bot.ports import Handler
 from bot.render import (
     language_list,
-    render_rules,
     seat_name,
 )
+from bot.render_rules import render_rules
 from bot.settings import AI_LEVELS
 from bot.table import ChatSettings, TableDoc
 from bot.views import seat_labels

@@ -12,7 +12,8 @@ from bot.chart import score_chart
 from bot.commands import decode_payload, encode_payload
 from bot.i18n import LANGUAGES, translator
 from bot.markup import to_plain
-from bot.render import page_start, render_hand, render_rules, render_table
+from bot.render import page_start, render_hand, render_table
+from bot.render_rules import render_rules
 from bot.table import ChatSettings, SeatDoc, TableDoc
 from bot.views import public_view, seat_labels
 from core.actions import (

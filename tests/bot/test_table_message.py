@@ -17,7 +17,7 @@ from bot.handlers import Handlers
 from bot.i18n import translator
 from bot.markup import to_plain
 from bot.model import Group, Message
-from bot.render import render_result
+from bot.render_result import render_result
 from bot.service import Service
 from bot.storage import MemoryStore
 from bot.views import SeatLabel
