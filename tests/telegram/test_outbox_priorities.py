@@ -19,6 +19,18 @@ from adapters.telegram.outbox import QUEUE_LIMIT, Op, Outbox
 from bot.model import Button, ChatRef, Group, Message, Private, UserRef
 from bot.storage import MemoryStore, StorageUnavailable
 
+# Every test ends on its own, with a failure, when the outbox livelocks (serving its queue in arrival
+# order makes a send that gives way come straight back, forever): the worker spins without awaiting, so
+# only the timeout's signal can break into it, and each wait after that is bounded (`_drained`), or the
+# test would wait for ever on a queue that no worker serves any more.
+pytestmark = pytest.mark.timeout(15)
+DRAIN_SECONDS = 5.0
+
+
+async def _drained(outbox: Outbox) -> None:
+    """Wait for the outbox to deliver everything queued; fail (instead of hanging) when it does not."""
+    assert await outbox.drain(timeout=DRAIN_SECONDS), f"the outbox did not drain: {outbox.pending} pending"
+
 
 def _group(chat_id: int, text: str, key: str | None = None, **kw: object) -> Message:
     return Message(Group(ChatRef("tg", str(chat_id), "Cards")), text, key, **kw)  # type: ignore[arg-type]
@@ -42,12 +54,12 @@ async def test_identical_answers_waiting_for_one_chat_go_once(rig: Rig) -> None:
     for _ in range(10):
         outbox.put(_op(chat.id, "**Rules: polish**"))
     outbox.put(_op(chat.id, "something else"))
-    await outbox.drain()
+    await _drained(outbox)
     assert _sent_texts(rig, chat.id) == ["<b>Rules: polish</b>", "something else"]
     assert outbox.stats.duplicates == 9
     # Once sent, the same answer asked again is sent again (only waiting ones merge).
     outbox.put(_op(chat.id, "**Rules: polish**"))
-    await outbox.drain()
+    await _drained(outbox)
     assert _sent_texts(rig, chat.id).count("<b>Rules: polish</b>") == 2
 
 
@@ -64,11 +76,11 @@ async def test_an_edit_of_a_hand_about_to_be_replaced_is_not_sent(rig: Rig) -> N
         return Op(alice.id, render(message), key=key, fresh=notify, replace_old=True, version=version)
 
     outbox.put(hand("hand v1", 1, notify=True))
-    await outbox.drain()
+    await _drained(outbox)
     first = rig.fake.last_bot_message(alice)
     outbox.put(hand("hand v2", 2, notify=False))  # an edit of v1 ...
     outbox.put(hand("hand v3", 3, notify=True))  # ... which v3 replaces: v1 is deleted, never edited
-    await outbox.drain()
+    await _drained(outbox)
     assert outbox.stats.moot == 1
     assert first.deleted and first.history == []
     assert [m.content for m in rig.fake.messages(alice) if m.content.startswith("hand")] == ["hand v3"]
@@ -79,12 +91,12 @@ async def test_table_updates_go_before_answers_queued_earlier(rig: Rig) -> None:
     chat = rig.group("Cards", [rig.fake.add_user("Alice")])
     outbox = rig.bot.adapter.outbox
     outbox.put(_op(chat.id, "table v1", "table:x:1", fresh=True, priority=URGENT, version=1))
-    await outbox.drain()
+    await _drained(outbox)
     outbox.put(_op(chat.id, "score answer"))
     outbox.put(_op(chat.id, "Bob is away", priority=NORMAL))
     outbox.put(_op(chat.id, "rules answer"))
     outbox.put(_op(chat.id, "table v2", "table:x:1", priority=URGENT, version=2))
-    await outbox.drain()
+    await _drained(outbox)
     order = [
         (c.method, str(c.params.get("text")))
         for c in rig.fake.calls
@@ -98,6 +110,52 @@ async def test_table_updates_go_before_answers_queued_earlier(rig: Rig) -> None:
     ]
 
 
+def _table_key(serial: str, deal: int) -> str:
+    """A key built at run time, as the service builds them (`f"table:{serial}:{deal}"`): equal keys are
+    distinct objects, unlike two literals in one test, which Python makes one object."""
+    return f"table:{serial}:{deal}"
+
+
+async def test_messages_of_one_key_built_apart_merge_while_waiting(rig: Rig) -> None:
+    """Three states of one table queued before the worker runs: only the newest is sent, once. (Keys
+    compared by identity instead of equality would send all three.)"""
+    chat = rig.group("Cards", [rig.fake.add_user("Alice")])
+    outbox = rig.bot.adapter.outbox
+    serial = "".join(["s", "7"])
+    keys = [_table_key(serial, 1) for _ in range(3)]
+    assert keys[0] == keys[1] == keys[2] and keys[0] is not keys[1] and keys[1] is not keys[2]
+    for version, key in enumerate(keys, start=1):
+        outbox.put(_op(chat.id, f"table v{version}", key, fresh=version == 1, version=version))
+    assert outbox.stats.merged == 2
+    await _drained(outbox)
+    assert _sent_texts(rig, chat.id) == ["table v3"]
+    assert outbox.stats.sent == 1 and not [c for c in rig.fake.calls if c.method == "editMessageText"]
+
+
+async def test_a_merged_message_keeps_the_higher_priority(rig: Rig) -> None:
+    """The acting player's hand (urgent) is redrawn by a less urgent update of the same key while it
+    waits: the merged message still goes before the notice queued earlier (taking the newer message's
+    priority would send it after)."""
+    alice = rig.fake.add_user("Alice")
+    rig.fake.user_starts_bot(alice)
+    await rig.settle()
+    user = UserRef("tg", str(alice.id), "Alice")
+    outbox = rig.bot.adapter.outbox
+    hand_key = "".join(["hand:tg:", str(-1)])
+
+    def hand(text: str, version: int, rank: int) -> Op:
+        message = Message(Private(user), text, hand_key, version=version)
+        return Op(alice.id, render(message), key=f"{hand_key}", priority=rank, version=version)
+
+    before = len(_sent_texts(rig, alice.id))
+    outbox.put(_op(alice.id, "a notice", priority=NORMAL))
+    outbox.put(hand("hand v1: your turn", 1, URGENT))
+    outbox.put(hand("hand v2: your turn", 2, INFO))
+    assert outbox.stats.merged == 1
+    await _drained(outbox)
+    assert _sent_texts(rig, alice.id)[before:] == ["hand v2: your turn", "a notice"]
+
+
 async def test_a_full_queue_drops_the_least_urgent_oldest_answers(rig: Rig) -> None:
     chat = rig.group("Cards", [rig.fake.add_user("Alice")])
     outbox = rig.bot.adapter.outbox
@@ -106,7 +164,7 @@ async def test_a_full_queue_drops_the_least_urgent_oldest_answers(rig: Rig) -> N
         outbox.put(_op(chat.id, f"answer {i}"))
     outbox.put(_op(chat.id, "table", "table:x:1", fresh=True, priority=URGENT, version=1))
     assert outbox.stats.shed == 7
-    await outbox.drain()
+    await _drained(outbox)
     sent = _sent_texts(rig, chat.id)
     assert sent[:2] == ["table", "notice"]  # kept, and first
     assert sent[2:] == [f"answer {i}" for i in range(7, QUEUE_LIMIT + 5)]  # the oldest answers went
@@ -135,13 +193,13 @@ async def test_a_waiting_answer_gives_way_to_a_table_update(tight: tuple[Rig, Re
     start = rig.clock()
     for i in range(2):
         outbox.put(_op(chat.id, f"answer {i}"))
-    await outbox.drain()
+    await _drained(outbox)
     outbox.put(_op(chat.id, "answer 2"))
     for _ in range(50):  # time stands still while something can run: the third answer now waits
         await asyncio.sleep(0)
     assert _sent_texts(rig, chat.id) == ["answer 0", "answer 1"] and outbox.pending
     outbox.put(_op(chat.id, "table", "table:x:1", fresh=True, priority=URGENT, version=1))
-    await outbox.drain()
+    await _drained(outbox)
     times = {c.text: c.at for c in recorder.after(start, chat, ("sendMessage",))}
     assert _sent_texts(rig, chat.id) == ["answer 0", "answer 1", "table", "answer 2"]
     assert times["table"] - start <= 2.0  # the third slot of the minute went to the table
@@ -170,7 +228,7 @@ async def test_a_bot_without_the_shared_limiter_still_delivers(rig: Rig) -> None
     other = Outbox(bot, rig.store, clock=rig.clock.now)
     other.put(_op(chat.id, "hello"))
     other.put(_op(chat.id, "table", "table:x:1", fresh=True, priority=URGENT, version=1))
-    await other.drain()
+    await _drained(other)
     assert _sent_texts(rig, chat.id) == ["table", "hello"] and other.stats.failed == 0
     await other.close()
     await bot.shutdown()
