@@ -8,12 +8,16 @@ stopped together.
 
 Every Bot API call goes through `SharedRateLimiter` (the budget in the store is shared by all processes);
 updates of one chat are handled in order, different chats at once (`ChatOrderedProcessor`).
+
+On SIGTERM the outbox delivers for up to `DELIVER_ON_STOP` seconds, then hands what still waits for a
+budget over to the store, and a live process's `HandoverPoller` sends it (see `outbox`). The poller stops
+with the intake, so a stopping process takes nothing it would have to hand over again.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Final
 from urllib.parse import urlsplit
 
 from telegram.ext import Application
@@ -22,12 +26,21 @@ from telegram.request import BaseRequest
 from adapters.telegram.adapter import ALLOWED_UPDATES, TelegramAdapter
 from adapters.telegram.clock import Clock, SystemClock
 from adapters.telegram.limits import PAID_BROADCAST_RATE, SendLimits
+from adapters.telegram.outbox import StopReport
 from adapters.telegram.processor import ChatOrderedProcessor
 from adapters.telegram.ratelimit import SharedRateLimiter
+from adapters.telegram.recovery import HandoverPoller
 from adapters.telegram.webapp import WebAppButtons
 from bot.ops.runtime import Runtime
 
-__all__ = ["TelegramBot", "Webhook"]
+__all__ = ["DELIVER_ON_STOP", "TelegramBot", "Webhook"]
+
+DELIVER_ON_STOP: Final = 5.0
+"""On stop, seconds the outbox keeps delivering before it hands the rest over (less when the stop
+sequence has less left: the hook must end within its own 10 s and the whole within `STOP_WITHIN`)."""
+HANDOVER_MARGIN: Final = 4.0
+"""Seconds of the stop sequence kept after the delivery: the workers give way, the hand-over is written,
+the application shuts down."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +112,10 @@ class TelegramBot:
             paid_broadcast=paid,
         )
         self.adapter.install(self.application)
+        self.handover: HandoverPoller | None = None
+        """Takes what stopping processes handed over (only with a store that outlives processes)."""
+        self.stop_report: StopReport | None = None
+        """What the outbox did with its queues at the stop."""
         self._started = False
 
     async def start(
@@ -108,9 +125,12 @@ class TelegramBot:
         poll_timeout: float = 10.0,
         signals: bool = True,
         timers: bool = True,
+        handover_poll: float | None = None,
     ) -> None:
         """Connect (getMe), start the runtime (health, timers, signals), take updates (long polling, or
-        the webhook listener and `setWebhook`), then set the command menu and report ready."""
+        the webhook listener and `setWebhook`), then set the command menu, report ready and take what
+        stopping processes hand over (every `handover_poll` seconds, `HANDOVER_POLL_SECONDS` by
+        default; only when the store outlives processes)."""
         app = self.application
         await app.initialize()
         await self.runtime.start(self.adapter.deliver, signals=signals, timers=timers)
@@ -142,9 +162,15 @@ class TelegramBot:
             )
         # Ready (for probes and the load balancer) once updates flow: polling runs or the webhook is set.
         await self.adapter.start()
+        if self.runtime.store.keeps_after_exit:
+            options = {} if handover_poll is None else {"interval": handover_poll}
+            self.handover = HandoverPoller(self.runtime.store, self.adapter.outbox, **options)
+            self.handover.start()
         self._started = True
 
     async def _stop_intake(self) -> None:
+        if self.handover is not None:
+            await self.handover.stop()
         updater = self.application.updater
         if updater is not None and updater.running:
             await updater.stop()
@@ -153,7 +179,12 @@ class TelegramBot:
         app = self.application
         if app.running:
             await app.stop()
-        await self.adapter.stop(timeout=max(1.0, self.runtime.settings.drain_seconds))
+        shutdown = self.runtime.shutdown
+        deliver_for = max(0.0, min(DELIVER_ON_STOP, shutdown.remaining() - HANDOVER_MARGIN))
+        report = await self.adapter.outbox.stop(deliver_for)
+        self.stop_report = report
+        shutdown.undelivered(report.lost)
+        await self.adapter.stop(timeout=0.1)  # the queues are empty: its tasks and health only
         await app.shutdown()
 
     async def stop(self, reason: str = "stop") -> None:

@@ -70,7 +70,8 @@ async def run(settings: Settings, webhook: Webhook | None, api_url: str | None, 
         await runtime.stop("failed to start")
         raise
     report = await runtime.run_until_stopped()
-    return 0 if not report.failed_hooks else 1
+    # 0, 1 (a stop hook failed) or 3 (queued messages lost: nothing could take them), see bot.ops.shutdown.
+    return report.exit_code
 
 
 def main(

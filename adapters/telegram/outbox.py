@@ -31,18 +31,30 @@ versions from 1 again) and sets the version.
 
 A 403 in a private chat means the user blocked the bot (or never started it): their queue is dropped and
 `on_private_lost` runs; in a group it means the bot was removed: `on_group_lost` runs.
+
+A process that stops (`stop`, run on SIGTERM) delivers what it can for a few seconds, then makes its
+workers give way: a send waiting for the budget gives up as a preempted one does (nothing of it went
+out), a send already on the wire finishes. What is still queued then is handed over to the store
+(`Store.hand_over`, with its table version) and another process sends it (`take_over`, polled by
+`recovery.HandoverPoller`): as queued, merged with what it queued itself for the same key, and not at
+all when the chat already shows that version or a newer one. A message is handed over only when nothing
+of it went out, so none is sent twice. With a store that dies with the process (memory), nothing can be
+handed over: the messages are counted as lost and the process says so in its exit status.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import itertools
+import json
 import logging
 from collections import deque
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
-from telegram import InputFile, Message, ReplyParameters
+from telegram import InlineKeyboardMarkup, InputFile, Message, ReplyParameters
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TelegramError
 from telegram.ext import ExtBot
@@ -50,9 +62,9 @@ from telegram.ext import ExtBot
 from adapters.telegram.content import Content
 from adapters.telegram.limits import INFO, NORMAL, URGENT, Preempted, SendArgs, Skipped
 from bot.ops.metrics import Metrics
-from bot.storage import StorageError, Store
+from bot.storage import HandedOver, StorageError, Store
 
-__all__ = ["DeliveryStats", "Op", "Outbox", "Ref", "chat_scope"]
+__all__ = ["HANDOVER_PLATFORM", "DeliveryStats", "Op", "Outbox", "Ref", "StopReport", "chat_scope"]
 
 log = logging.getLogger("thousand.telegram.outbox")
 
@@ -72,6 +84,11 @@ PILE_SUFFIX: Final = "~old"
 """Reference name (after the key) of the replaced messages of a series still on screen."""
 MAX_PILE: Final = 100
 """Message ids one deleteMessages call takes (Telegram's limit)."""
+HANDOVER_PLATFORM: Final = "tg"
+"""`HandedOver.platform` of this adapter's messages."""
+GIVE_WAY_SECONDS: Final = 2.0
+"""On stop, how long the workers get to give way (a send on the wire finishes; one waiting for the budget
+gives up at once). A worker still busy after that is cancelled and its message counted as uncertain."""
 
 LostHandler = Callable[[int], Coroutine[Any, Any, None]]
 MigratedHandler = Callable[[int, int], Coroutine[Any, Any, None]]
@@ -147,6 +164,11 @@ class Op:
     series: str | None = None
     """`Message.series`: in a private chat, the messages this one replaces stay until another series
     replaces them, then go together in one deleteMessages."""
+    handed_over: bool = False
+    """Taken over from a process that stopped (`Outbox.take_over`): a fresh one is not posted when the
+    chat already shows its version of the key, or a newer one (it was sent, or replaced, meanwhile)."""
+    seq: int = 0
+    """The order this process queued it in (set by `put`): the order of a hand-over."""
 
     @property
     def rank(self) -> int:
@@ -182,6 +204,12 @@ class DeliveryStats:
     """Optional redraws dropped because the budget was short (`Message.optional`)."""
     store_waits: int = 0
     """Messages put back to wait for an unreachable store (then sent, unless it stayed away)."""
+    handed_over: int = 0
+    """Messages still queued when this process stopped, kept in the store for another process."""
+    taken_over: int = 0
+    """Messages a stopped process had handed over, queued here."""
+    lost: int = 0
+    """Messages still queued when this process stopped that could not be handed over."""
 
 
 @dataclass(slots=True)
@@ -194,6 +222,25 @@ class _Chat:
     """Set when a message is queued: a less urgent send waiting for the budget checks whether to give way."""
     started: bool = False
     """Part of the message being delivered went out: it no longer gives way."""
+    current: Op | None = None
+    """The message being delivered."""
+
+
+@dataclass(frozen=True, slots=True)
+class StopReport:
+    """What `Outbox.stop` did with the messages still queued."""
+
+    drained: bool
+    """Everything was delivered within the time given: nothing was left."""
+    handed_over: int = 0
+    """Kept in the store for another process."""
+    lost: int = 0
+    """Neither delivered nor handed over (a memory store, or the store unreachable)."""
+    uncertain: int = 0
+    """Being sent when the worker had to be cancelled: may or may not have gone out (not handed over, so
+    never twice)."""
+    left_deletions: int = 0
+    """Replaced messages not deleted (they stay on screen, their buttons answer as stale)."""
 
 
 class Outbox:
@@ -227,7 +274,10 @@ class Outbox:
         self._idle = asyncio.Event()
         self._idle.set()
         self._closed = False
+        self._stopping = False
+        """Set by `stop`: waiting sends give way and the workers leave their queues as they are."""
         self._lost: set[int] = set()
+        self._seq = itertools.count(1)
 
     # --- queueing ---------------------------------------------------------------------------------
 
@@ -240,6 +290,7 @@ class Outbox:
         if op.chat_id in self._lost:
             self.stats.dropped += 1
             return
+        op.seq = next(self._seq)
         chat = self._chats.setdefault(op.chat_id, _Chat())
         self._insert(chat, op)
         chat.wake.set()
@@ -363,17 +414,103 @@ class Outbox:
                 chat.worker.cancel()
         return drained
 
+    async def stop(self, deliver_for: float, *, give_way_for: float = GIVE_WAY_SECONDS) -> StopReport:
+        """Refuse new messages, deliver the queued ones for up to `deliver_for` seconds, then hand what
+        is left over to the store for another process (or count it lost, when the store dies with this
+        process). Takes at most `deliver_for + give_way_for` plus the store's writes."""
+        self._closed = True
+        if await self.drain(deliver_for):
+            return StopReport(drained=True)
+        self._stopping = True
+        for chat in self._chats.values():
+            chat.wake.set()  # a send waiting for the budget asks whether it is still wanted: no
+        workers = [c.worker for c in self._chats.values() if c.worker is not None]
+        if workers:
+            _, busy = await asyncio.wait(workers, timeout=give_way_for)
+        else:
+            busy = set()
+        uncertain = 0
+        for chat in self._chats.values():
+            if chat.worker in busy and chat.worker is not None:
+                chat.worker.cancel()
+                if chat.current is not None:
+                    uncertain += 1
+                    log.warning(
+                        "chat %s: a message being sent at the stop may or may not have gone out",
+                        chat.current.chat_id,
+                        extra={"event": "shutdown"},
+                    )
+        if busy:
+            await asyncio.wait(busy, timeout=1.0)
+        left = sorted((op for c in self._chats.values() for op in c.queue), key=lambda op: op.seq)
+        deletions = sum(len(c.deletions) for c in self._chats.values())
+        self._chats.clear()
+        self._idle.set()
+        handed, lost = await self._hand_over(left)
+        if deletions:
+            log.info(
+                "%d replaced message(s) left undeleted at the stop", deletions, extra={"event": "shutdown"}
+            )
+        return StopReport(False, handed, lost, uncertain, deletions)
+
+    async def _hand_over(self, left: list[Op]) -> tuple[int, int]:
+        """Keep `left` in the store for another process; (handed over, lost)."""
+        if not left:
+            return 0, 0
+        if not self.store.keeps_after_exit:
+            self.stats.lost += len(left)
+            log.error(
+                "%d message(s) still queued are lost: this store dies with the process, nothing can be "
+                "handed over (use Redis)",
+                len(left),
+                extra={"event": "shutdown", "count": len(left), "outcome": "lost"},
+            )
+            return 0, len(left)
+        try:
+            await self.store.hand_over([handed_over(op) for op in left])
+        except StorageError:
+            self.stats.lost += len(left)
+            log.exception(
+                "%d message(s) still queued are lost: the store did not take them",
+                len(left),
+                extra={"event": "shutdown", "count": len(left), "outcome": "lost"},
+            )
+            return 0, len(left)
+        self.stats.handed_over += len(left)
+        log.info(
+            "%d message(s) still queued handed over to the next process",
+            len(left),
+            extra={"event": "shutdown", "count": len(left), "outcome": "handed_over"},
+        )
+        return len(left), 0
+
+    def take_over(self, messages: list[HandedOver]) -> int:
+        """Queue the messages a stopped process handed over (this adapter's, in their order); how many.
+        Each is merged with what waits here for its key, and dropped at delivery when the chat already
+        shows its version or a newer one."""
+        taken = 0
+        for message in messages:
+            op = op_of(message)
+            if op is None:
+                log.warning("a handed-over message does not parse: dropped")
+                continue
+            self.put(op)
+            taken += 1
+        self.stats.taken_over += taken
+        return taken
+
     # --- the worker -------------------------------------------------------------------------------
 
     async def _work(self, chat_id: int, chat: _Chat) -> None:
         try:
-            while chat.queue or chat.deletions:
+            while (chat.queue or chat.deletions) and not self._stopping:
                 if not chat.queue:
                     ids = list(chat.deletions)
                     chat.deletions.clear()
                     await self._clean_up(chat_id, ids)
                     continue
                 op = self._take(chat)
+                chat.current = op
                 try:
                     await self._deliver(op, chat)
                 except Preempted:
@@ -393,6 +530,7 @@ class Outbox:
                     op.store_waits += 1
                     self.stats.store_waits += 1
                     self._put_back(chat, op)
+                    chat.current = None
                     await asyncio.sleep(STORE_PAUSE)
                 except Forbidden as exc:
                     self._lost_chat(chat_id, chat, exc)
@@ -409,9 +547,11 @@ class Outbox:
                 except Exception:
                     self.stats.failed += 1
                     log.exception("delivery to chat %s failed", chat_id, extra={"event": "send"})
+                finally:
+                    chat.current = None
         finally:
             chat.worker = None
-            if not chat.queue and not chat.deletions:
+            if not chat.queue and not chat.deletions and not self._stopping:
                 self._chats.pop(chat_id, None)
             if not self._chats:
                 self._idle.set()
@@ -476,11 +616,15 @@ class Outbox:
         if self.bot.rate_limiter is None:
             return {}
         rank = op.rank
-        if rank <= URGENT:
-            return {"rate_limit_args": SendArgs(rank, optional=op.optional)}
 
         def still_wanted() -> bool:
-            return chat.started or not any(p.rank < rank for p in chat.queue)
+            # Nothing of it went out yet: a stopping process hands it over instead of waiting on; a less
+            # urgent one gives way to a more urgent one.
+            if chat.started:
+                return True
+            if self._stopping:
+                return False
+            return rank <= URGENT or not any(p.rank < rank for p in chat.queue)
 
         return {"rate_limit_args": SendArgs(rank, still_wanted, chat.wake, optional=op.optional)}
 
@@ -495,6 +639,11 @@ class Outbox:
         if old is not None and old.message_id in chat.deletions:
             old = None  # about to be deleted: not worth an edit
         content = op.content
+        if op.handed_over and old is not None and _not_older(old.version, op.version):
+            # Sent meanwhile (or a newer state of it): a handed-over message is never shown twice, nor
+            # after a newer one.
+            self.stats.outdated += 1
+            return
         if old is not None and not op.fresh:
             if _newer(old.version, op.version):
                 self.stats.outdated += 1
@@ -711,6 +860,90 @@ def _encode_pile(series: str, ids: list[int]) -> str:
 def _newer(version: int | None, than: int | None) -> bool:
     """`version` is known to be newer than `than`."""
     return version is not None and than is not None and version > than
+
+
+def _not_older(version: int | None, than: int | None) -> bool:
+    """`version` is known to be the same as `than`, or newer."""
+    return version is not None and than is not None and version >= than
+
+
+def _table_of(op: Op) -> str:
+    """The table a message is about, as far as the outbox knows: a hand's key names it; a group's
+    messages are about the group's table (its id is the chat's scope); anything else is filed under its
+    chat."""
+    if op.key is not None and op.key.startswith("hand:") and len(op.key) > len("hand:"):
+        return op.key[len("hand:") :]
+    return chat_scope(op.chat_id)
+
+
+def _b64(data: bytes | None) -> str | None:
+    return None if data is None else base64.b64encode(data).decode("ascii")
+
+
+def handed_over(op: Op) -> HandedOver:
+    """`op` as the store keeps it for another process (`op_of` reads it back)."""
+    c = op.content
+    payload = {
+        "chat": op.chat_id,
+        "kind": c.kind,
+        "text": c.text,
+        "markup": c.markup.to_dict() if c.markup is not None else None,
+        "lead": list(c.lead),
+        "image": _b64(c.image),
+        "document": [c.document[0], _b64(c.document[1])] if c.document is not None else None,
+        "fingerprint": c.fingerprint,
+        "fresh": op.fresh,
+        "replace_old": op.replace_old,
+        "silent": op.silent,
+        "reply_to": op.reply_to,
+        "priority": op.rank,
+        "optional": op.optional,
+        "series": op.series,
+    }
+    return HandedOver(
+        HANDOVER_PLATFORM,
+        _table_of(op),
+        str(op.chat_id),
+        op.key,
+        op.version,
+        op.seq,
+        json.dumps(payload, separators=(",", ":"), ensure_ascii=False),
+    )
+
+
+def op_of(message: HandedOver) -> Op | None:
+    """The message another process handed over, ready to queue here (None if it does not parse)."""
+    if message.platform != HANDOVER_PLATFORM:
+        return None
+    try:
+        data = json.loads(message.payload)
+        markup = InlineKeyboardMarkup.de_json(data["markup"], None) if data["markup"] else None
+        document = data["document"]
+        content = Content(
+            data["kind"],
+            data["text"],
+            markup,
+            tuple(data["lead"]),
+            base64.b64decode(data["image"]) if data["image"] is not None else None,
+            (document[0], base64.b64decode(document[1])) if document is not None else None,
+            data["fingerprint"],
+        )
+        return Op(
+            int(data["chat"]),
+            content,
+            key=message.key,
+            fresh=bool(data["fresh"]),
+            replace_old=bool(data["replace_old"]),
+            silent=bool(data["silent"]),
+            reply_to=data["reply_to"],
+            version=message.version,
+            priority=int(data["priority"]),
+            optional=bool(data["optional"]),
+            series=data["series"],
+            handed_over=True,
+        )
+    except (ValueError, KeyError, TypeError, IndexError):
+        return None
 
 
 def _log_failure(task: asyncio.Task[None]) -> None:

@@ -13,6 +13,13 @@ The order, run by `GracefulShutdown.shutdown()`:
    the gateway, and the timer poller stops claiming deadlines.
 3. Updates in flight are awaited, up to `drain_timeout` (a second signal cuts the wait short).
 4. Flush hooks run, most recently registered first (send queues, then the store, then logs).
+
+The whole sequence ends within `stop_within` seconds of the stop request (25 s: Kubernetes kills after
+its default 30 s grace period, and the 5 s left cover the interpreter's exit): the drain gets what is
+left after `FLUSH_RESERVE` for the hooks, and each hook at most what is left of the whole. A send queue
+that cannot deliver in time hands its messages over to the store for the next process (see
+`adapters/telegram/outbox.py`); messages that nothing could take (the memory store) are reported with
+`undelivered()` and make the exit status `EXIT_UNDELIVERED`.
 """
 
 from __future__ import annotations
@@ -25,12 +32,39 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from typing import Final
 
-__all__ = ["GracefulShutdown", "Hook", "ShutdownReport", "ShuttingDown"]
+__all__ = [
+    "EXIT_FAILED",
+    "EXIT_OK",
+    "EXIT_UNDELIVERED",
+    "FLUSH_RESERVE",
+    "STOP_WITHIN",
+    "GracefulShutdown",
+    "Hook",
+    "ShutdownReport",
+    "ShuttingDown",
+]
 
 log = logging.getLogger(__name__)
 
 Hook = Callable[[], Awaitable[None]]
+
+STOP_WITHIN: Final = 25.0
+"""Seconds from the stop request to the end of the sequence: within Kubernetes' default grace period
+(30 s, `terminationGracePeriodSeconds`), with room to exit."""
+FLUSH_RESERVE: Final = 10.0
+"""Seconds of `STOP_WITHIN` kept for the flush hooks: the drain of updates in flight ends before."""
+HOOK_FLOOR: Final = 0.5
+"""A hook gets at least this long, even when the sequence ran out of time (closing a connection)."""
+
+EXIT_OK: Final = 0
+"""Stopped cleanly: every queued message was delivered or handed over to the store."""
+EXIT_FAILED: Final = 1
+"""A stop hook failed or hung (logged), nothing known lost."""
+EXIT_UNDELIVERED: Final = 3
+"""Messages still queued at the stop were lost (logged with their count): the store dies with the
+process (memory) or refused them. Takes precedence over `EXIT_FAILED`."""
 
 
 class ShuttingDown(Exception):
@@ -45,18 +79,33 @@ class ShutdownReport:
     abandoned: int
     seconds: float
     failed_hooks: list[str] = field(default_factory=list)
+    undelivered: int = 0
+    """Messages queued at the stop that were neither delivered nor handed over (see `undelivered()`)."""
+
+    @property
+    def exit_code(self) -> int:
+        """The process's exit status: `EXIT_UNDELIVERED`, `EXIT_FAILED` or `EXIT_OK`."""
+        if self.undelivered:
+            return EXIT_UNDELIVERED
+        return EXIT_FAILED if self.failed_hooks else EXIT_OK
 
 
 class GracefulShutdown:
     """Tracks updates in flight and runs the stop sequence once. One per process."""
 
-    def __init__(self, *, drain_timeout: float = 20.0, hook_timeout: float = 10.0) -> None:
-        """`drain_timeout`: how long to wait for updates in flight (keep it under the orchestrator's
-        grace period, 30 s by default in Kubernetes); `hook_timeout`: how long one hook may take."""
-        if drain_timeout < 0 or hook_timeout <= 0:
-            raise ValueError("drain_timeout must be >= 0 and hook_timeout > 0")
+    def __init__(
+        self, *, drain_timeout: float = 20.0, hook_timeout: float = 10.0, stop_within: float = STOP_WITHIN
+    ) -> None:
+        """`drain_timeout`: how long to wait for updates in flight (cut to `stop_within -
+        FLUSH_RESERVE`); `hook_timeout`: how long one hook may take; `stop_within`: the whole sequence,
+        from the stop request (keep it under the orchestrator's grace period, 30 s in Kubernetes)."""
+        if drain_timeout < 0 or hook_timeout <= 0 or stop_within <= 0:
+            raise ValueError("drain_timeout must be >= 0, hook_timeout and stop_within > 0")
         self.drain_timeout = drain_timeout
         self.hook_timeout = hook_timeout
+        self.stop_within = stop_within
+        self._requested_at: float | None = None
+        self._undelivered = 0
         self.stopping = asyncio.Event()
         self.reason = ""
         self._force = asyncio.Event()
@@ -108,8 +157,21 @@ class GracefulShutdown:
             self._force.set()
             return
         self.reason = reason
+        self._requested_at = time.monotonic()
         log.info("stop requested (%s): taking no new updates", reason, extra={"event": "shutdown"})
         self.stopping.set()
+
+    def remaining(self) -> float:
+        """Seconds left of `stop_within` (all of it before the stop request); never negative."""
+        if self._requested_at is None:
+            return self.stop_within
+        return max(0.0, self.stop_within - (time.monotonic() - self._requested_at))
+
+    def undelivered(self, count: int) -> None:
+        """A flush hook reports `count` messages it could neither deliver nor hand over: they are in the
+        report and the exit status (`EXIT_UNDELIVERED`)."""
+        if count > 0:
+            self._undelivered += count
 
     @asynccontextmanager
     async def update(self) -> AsyncIterator[None]:
@@ -164,13 +226,24 @@ class GracefulShutdown:
             )
         for name, hook in reversed(self._flush):
             await self._run_hook("flush", name, hook, failed)
-        report = ShutdownReport(self.reason, drained, abandoned, time.monotonic() - start, failed)
-        log.info(
-            "stopped in %.2fs (drained=%s)",
-            report.seconds,
-            drained,
-            extra={"event": "shutdown", "outcome": "drained" if drained else "abandoned"},
+        report = ShutdownReport(
+            self.reason, drained, abandoned, time.monotonic() - start, failed, self._undelivered
         )
+        if report.undelivered:
+            log.error(
+                "stopped in %.2fs with %d message(s) lost (exit status %d)",
+                report.seconds,
+                report.undelivered,
+                EXIT_UNDELIVERED,
+                extra={"event": "shutdown", "outcome": "undelivered", "count": report.undelivered},
+            )
+        else:
+            log.info(
+                "stopped in %.2fs (drained=%s)",
+                report.seconds,
+                drained,
+                extra={"event": "shutdown", "outcome": "drained" if drained else "abandoned"},
+            )
         self._report = report
         return report
 
@@ -180,21 +253,21 @@ class GracefulShutdown:
         log.info("waiting for %d update(s) in flight", self._in_flight, extra={"event": "shutdown"})
         idle = asyncio.ensure_future(self._idle.wait())
         force = asyncio.ensure_future(self._force.wait())
+        timeout = min(self.drain_timeout, max(0.0, self.remaining() - FLUSH_RESERVE))
         try:
-            await asyncio.wait({idle, force}, timeout=self.drain_timeout, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({idle, force}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
         finally:
             idle.cancel()
             force.cancel()
         return self._idle.is_set()
 
     async def _run_hook(self, stage: str, name: str, hook: Hook, failed: list[str]) -> None:
+        timeout = min(self.hook_timeout, max(HOOK_FLOOR, self.remaining()))
         try:
-            await asyncio.wait_for(hook(), self.hook_timeout)
+            await asyncio.wait_for(hook(), timeout)
         except TimeoutError:
             failed.append(name)
-            log.error(
-                "%s hook %r took over %.1fs", stage, name, self.hook_timeout, extra={"event": "shutdown"}
-            )
+            log.error("%s hook %r took over %.1fs", stage, name, timeout, extra={"event": "shutdown"})
         except Exception:
             failed.append(name)
             log.exception("%s hook %r failed", stage, name, extra={"event": "shutdown"})

@@ -22,8 +22,9 @@ Every key is `<prefix>:{<tag>}:<kind>` so that Redis Cluster places keys sharing
                                      hash: messages a stopping process handed over for the table, name
                                      (audience, key) -> version and message; expires `HANDOVER_TTL`
                                      after the last hand-over
-    <prefix>:{handover}:<platform>   zset: table id -> when its handed-over messages expire (ms): where
-                                     a taker looks; expired members are dropped by the next taker
+    <prefix>:{handover}:<platform>   zset: table id -> when handed over (POSIX s): where a taker looks;
+                                     expires with the last hand-over; a member whose hash expired is
+                                     dropped by the next taker
 
 The service uses the chat key as the table id (one live table per chat), so table, stream and chat index
 share a slot and a save touches one slot. Deadlines are one global zset so that any process can poll

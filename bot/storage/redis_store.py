@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import time
 import uuid
 from collections.abc import AsyncIterator, Collection, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager, contextmanager
@@ -678,10 +679,10 @@ class RedisStore(Store):
                 version = "" if message.version is None else str(message.version)
                 args += [message.slot_name, version, message.encode()]
             kept += int(await self._script(_HANDOVER, [self.keys.handover(table_id, platform)], args))
-            seconds, micros = await self._call("TIME")
-            until = int(seconds) * 1000 + int(micros) // 1000 + ttl
+            # Scored by when (for the order of taking); an entry whose hash expired is dropped by the
+            # next taker, which finds nothing there.
             index = self.keys.handover_index(platform)
-            await self._pipeline([["ZADD", index, until, table_id], ["PEXPIRE", index, ttl]])
+            await self._pipeline([["ZADD", index, _num(time.time()), table_id], ["PEXPIRE", index, ttl]])
         return kept
 
     async def take_handed_over(self, platform: str, limit: int = 100) -> list[HandedOver]:
@@ -689,11 +690,7 @@ class RedisStore(Store):
         if limit <= 0:
             return []
         index = self.keys.handover_index(platform)
-        seconds, micros = await self._call("TIME")
-        now_ms = int(seconds) * 1000 + int(micros) // 1000
-        _, tables = await self._pipeline(
-            [["ZREMRANGEBYSCORE", index, "-inf", now_ms], ["ZRANGE", index, 0, limit - 1]]
-        )
+        tables = await self._call("ZRANGE", index, 0, limit - 1)  # one round trip when there is nothing
         if not tables:
             return []
         taken: list[HandedOver] = []
