@@ -235,11 +235,19 @@ async def _json_body(request: web.Request, limit: int) -> dict[str, Any]:
     length = request.content_length
     if length is not None and length > limit:
         raise _refuse(request, 413, "web_too_large")
+    raw = b""
     try:
         async with asyncio.timeout(_web(request).options.body_seconds):
-            raw = await request.content.read(limit + 1)
+            # `read(n)` answers with what has arrived so far: read until the end (or past the limit).
+            while len(raw) <= limit:
+                chunk = await request.content.read(limit + 1 - len(raw))
+                if not chunk:
+                    break
+                raw += chunk
     except TimeoutError:
-        raise _refuse(request, 408, "web_bad_request") from None
+        slow = _refuse(request, 408, "web_bad_request")
+        slow.force_close()  # the rest of the body may still come: the connection cannot be reused
+        raise slow from None
     if len(raw) > limit:
         raise _refuse(request, 413, "web_too_large")
     try:
@@ -606,9 +614,14 @@ def make_app(web_table: WebTable, static_dir: Path = STATIC_DIR) -> web.Applicat
 
 def runner_options(options: WebOptions) -> dict[str, Any]:
     """How the server treats connections: one without a complete request header for `idle_seconds` is
-    closed (aiohttp's keep-alive timer runs from the connection's start and from each answer), and a
-    handler whose client went away is cancelled (a closed event stream frees its slot at once)."""
-    return {"keepalive_timeout": options.idle_seconds, "handler_cancellation": True}
+    closed (aiohttp's keep-alive timer runs from the connection's start and from each answer), the rest
+    of a body left unread is drained at most `body_seconds`, and a handler whose client went away is
+    cancelled (a closed event stream frees its slot at once)."""
+    return {
+        "keepalive_timeout": options.idle_seconds,
+        "lingering_time": options.body_seconds,  # what is left of a refused body is drained this long
+        "handler_cancellation": True,
+    }
 
 
 def make_runner(web_table: WebTable, static_dir: Path = STATIC_DIR, **kwargs: Any) -> web.AppRunner:

@@ -151,7 +151,8 @@ async def test_forged_expired_and_other_table_credentials_are_refused(rig: Rig) 
         {"init_data": init_data(100, start, token="654321:another-bots-token-here")},  # another bot
         {"init_data": init_data(100, start).replace("U100", "U101")},  # tampered after signing
         {"init_data": init_data(100, start, age=3 * 86400)},  # too old
-        {"init_data": init_data(100, Signer(b"x" * 32).start_payload(GROUP.key, "a1b2c3"))},  # start signed elsewhere
+        # A start payload signed elsewhere.
+        {"init_data": init_data(100, Signer(b"x" * 32).start_payload(GROUP.key, "a1b2c3"))},
         {"link": Signer(b"x" * 32).sign(Claims("link", GROUP.key, "100", "A", "en", "tg", time.time() + 60))},
         {"link": rig.web.signer.sign(Claims("link", GROUP.key, "100", "A", "en", "tg", time.time() - 1))},
         {"link": rig.web.signer.sign(Claims("session", GROUP.key, "100", "A", "en", "tg", time.time() + 60))},

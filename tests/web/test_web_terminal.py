@@ -42,20 +42,26 @@ async def test_play_web_serves_the_table_on_loopback() -> None:
                 assert r.status == 200, await r.text()
                 session = await r.json()
             assert session["seat"] == 0 and session["table"] == "console:local"
-            async with http.post(f"{base}/api/view", json={"session": session["session"]}, headers={"Origin": base}) as r:
+            async with http.post(
+                f"{base}/api/view", json={"session": session["session"]}, headers={"Origin": base}
+            ) as r:
                 view = await r.json()
             for _ in range(50):  # the computers move first when they lead
                 if view["actions"]:
                     break
                 await asyncio.sleep(0.05)
-                async with http.post(f"{base}/api/view", json={"session": session["session"]}, headers={"Origin": base}) as r:
+                async with http.post(
+                    f"{base}/api/view", json={"session": session["session"]}, headers={"Origin": base}
+                ) as r:
                     view = await r.json()
             assert view["actions"] and view["hand"]
             before = len(out.getvalue())
             move = {"session": session["session"], "payload": view["actions"][0]["payload"]}
             async with http.post(f"{base}/api/act", json=move, headers={"Origin": base}) as r:
                 assert (await r.json()) == {"ok": True}
-            async with http.post(f"{base}/api/view", json={"session": session["session"]}, headers={"Origin": base}) as r:
+            async with http.post(
+                f"{base}/api/view", json={"session": session["session"]}, headers={"Origin": base}
+            ) as r:
                 assert (await r.json())["version"] > view["version"]
             assert len(out.getvalue()) > before  # the terminal showed what the move caused
             # Without PUBLIC_URL the page's origin comes from the Host: only loopback names are served
@@ -67,7 +73,9 @@ async def test_play_web_serves_the_table_on_loopback() -> None:
                     assert r.status == 421, (host, r.status)
             local = f"localhost:{urlsplit(base).port}"
             async with http.post(
-                f"{base}/api/session", json={"link": token}, headers={"Origin": f"http://{local}", "Host": local}
+                f"{base}/api/session",
+                json={"link": token},
+                headers={"Origin": f"http://{local}", "Host": local},
             ) as r:
                 assert r.status == 200
     finally:
