@@ -4,10 +4,12 @@ Three people play by slash commands and buttons (the Discord test kit's driver),
 per-channel message limit on (run ten times faster, as in the end-to-end tests). Counted while the table
 is past its lobby: channel messages posted, edited and deleted by the bot over REST (what the channel's
 budget of 5 per 5 s pays for), and every message call including interaction answers (callbacks, the
-edits of interaction responses and followups: ephemeral hands), divided by the accepted moves. Prints
+edits of interaction responses and followups: ephemeral hands), divided by the accepted moves; and the
+same from Start to the first deal's result (`first_deal_*`, the span issue 18 measured). `--quick`:
+people who act the moment it is their turn (`dckit.QuickDriver`) instead of after the bot is idle. Prints
 one JSON object.
 
-    python bench/discord_messages.py [--games 2] [--preset polish] [--seed 11]
+    python bench/discord_messages.py [--games 2] [--preset polish] [--seed 11] [--quick]
 """
 
 from __future__ import annotations
@@ -25,7 +27,16 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "discord"), str(ROOT / "bench")]
 
-from dckit import E2E, Driver, assert_channel_budget, make_world, running_bot, settings, speed_up  # noqa: E402
+from dckit import (  # noqa: E402
+    E2E,
+    Driver,
+    QuickDriver,
+    assert_channel_budget,
+    make_world,
+    running_bot,
+    settings,
+    speed_up,
+)
 from fakes.discord import FakeDiscord, FakeDiscordConfig  # noqa: E402
 from telegram_messages import moves_by_deal  # noqa: E402
 
@@ -43,47 +54,74 @@ def _is_interaction_message(route: str) -> bool:
     return route.startswith("POST /interactions/") or "/webhooks/{webhook_id}/{webhook_token}" in route
 
 
-async def play_game(preset: str, seed: int) -> dict[str, Any]:
+def _counts(requests: list[Any]) -> tuple[int, int]:
+    """(channel calls, interaction message calls) among `requests`, successful ones."""
+    channel = sum(1 for r in requests if r.status < 300 and r.route in CHANNEL_ROUTES)
+    answers = sum(1 for r in requests if r.status < 300 and _is_interaction_message(r.route))
+    return channel, answers
+
+
+async def play_game(preset: str, seed: int, quick: bool) -> dict[str, Any]:
     async with FakeDiscord(FakeDiscordConfig()) as fake:
         speed_up(fake)
         world = make_world(fake)
         store = MemoryStore()
         async with running_bot(fake, store, settings(), config=E2E, seed=seed) as bot:
-            driver = Driver(fake, world.channel, world.users[:3], [bot], random.Random(seed))
+            kind = QuickDriver if quick else Driver
+            driver = kind(fake, world.channel, world.users[:3], [bot], random.Random(seed))
             await driver.open(preset, options=(("barrel_at", "300"), ("target", "400")))
+            if isinstance(driver, QuickDriver):
+                driver.quick = True
             started = len(fake.requests)
             doc = await driver.play()
+            await Driver.settle(driver)
         assert doc.status == "finished"
         requests = fake.requests[started:]
-        channel = sum(1 for r in requests if r.status < 300 and r.route in CHANNEL_ROUTES)
-        answers = sum(1 for r in requests if r.status < 300 and _is_interaction_message(r.route))
-        moves = sum(moves_by_deal(doc).values())
+        first_result = min(
+            m.created_at
+            for m in world.channel.messages
+            if m.embeds and ": result**" in (m.embeds[0].get("description") or "")
+        )
+        channel, answers = _counts(requests)
+        first_channel, first_answers = _counts([r for r in requests if r.at <= first_result])
+        moves = moves_by_deal(doc)
         return {
-            "moves": moves,
-            "deals": len(moves_by_deal(doc)),
+            "moves": sum(moves.values()),
+            "first_deal_moves": moves[min(moves)],
+            "deals": len(moves),
             "channel_calls": channel,
             "interaction_calls": answers,
+            "first_deal_channel_calls": first_channel,
+            "first_deal_interaction_calls": first_answers,
             "rate_limited": fake.rate_limited_count,
             "budget_sends": assert_channel_budget(fake, world.channel, E2E.channel_limit, E2E.channel_window),
         }
 
 
-async def run(games: int, preset: str, seed: int) -> dict[str, Any]:
+async def run(games: int, preset: str, seed: int, quick: bool = False) -> dict[str, Any]:
     started = time.perf_counter()
-    results = [await play_game(preset, seed + 97 * i) for i in range(games)]
-    moves = sum(r["moves"] for r in results)
-    channel = sum(r["channel_calls"] for r in results)
-    answers = sum(r["interaction_calls"] for r in results)
+    results = [await play_game(preset, seed + 97 * i, quick) for i in range(games)]
+
+    def total(name: str) -> int:
+        return sum(r[name] for r in results)
+
+    moves, first_moves = total("moves"), total("first_deal_moves")
+    channel, answers = total("channel_calls"), total("interaction_calls")
+    first_channel, first_answers = total("first_deal_channel_calls"), total("first_deal_interaction_calls")
     return {
         "bench": "discord_messages",
         "preset": preset,
         "players": 3,
+        "quick": quick,
         "games": games,
-        "deals": sum(r["deals"] for r in results),
+        "deals": total("deals"),
         "moves": moves,
         "channel_calls_per_move": round(channel / max(1, moves), 2),
         "calls_per_move": round((channel + answers) / max(1, moves), 2),
-        "rate_limited": sum(r["rate_limited"] for r in results),
+        "first_deal_moves": first_moves,
+        "first_deal_channel_calls_per_move": round(first_channel / max(1, first_moves), 2),
+        "first_deal_calls_per_move": round((first_channel + first_answers) / max(1, first_moves), 2),
+        "rate_limited": total("rate_limited"),
         "wall_seconds": round(time.perf_counter() - started, 1),
     }
 
@@ -93,9 +131,10 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=2)
     parser.add_argument("--preset", default="polish")
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--quick", action="store_true", help="players act the moment it is their turn")
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
-    print(json.dumps(asyncio.run(run(args.games, args.preset, args.seed))))
+    print(json.dumps(asyncio.run(run(args.games, args.preset, args.seed, args.quick))))
 
 
 if __name__ == "__main__":

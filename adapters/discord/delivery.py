@@ -39,7 +39,7 @@ from . import i18n as L
 from .budget import ChannelBudget, LatestOnly
 from .content import Body, build_view, render
 from .layout import Key, hand_id, mode_id
-from .refs import MessageRef, Refs
+from .refs import MessageRef, PingRef, Refs
 from .reply import AlreadyAnswered, Reply
 
 __all__ = ["Outbox", "coalesce"]
@@ -47,6 +47,11 @@ __all__ = ["Outbox", "coalesce"]
 log = logging.getLogger("thousand.discord.delivery")
 
 PING = "@ping"
+TURN = "@turn"
+"""The latest turn announced in the channel (`<table version>:<user id>`): a ping drawn for an older one is
+not posted after its wait."""
+CLAIMED = "-"
+"""`@ping` after its ping was taken out to be deleted (and before the next one is in)."""
 LANG = "@lang"
 """The channel's language as its last table message was posted in: turn pings are channel messages, so
 they are written in it (not in the pinged player's language) also when a call has no group message."""
@@ -80,6 +85,12 @@ def _turn_of(message: Message) -> str | None:
     if not payloads:
         return None
     return hashlib.sha1("\n".join(payloads).encode()).hexdigest()[:16]
+
+
+def _turn_version(value: str | None) -> int:
+    """The table version of an `@turn` reference (-1 when there is none)."""
+    head = (value or "").partition(":")[0]
+    return int(head) if head.isdigit() else -1
 
 
 def _table_id(channel_id: int) -> str:
@@ -254,6 +265,8 @@ class Outbox:
         below), a watchdog defers it, and the answer follows."""
         watchdog = asyncio.create_task(reply.defer_by(ANSWER_BY))
         try:
+            if await self._result_first(reply, plan):
+                return
             await self._update_pressed(reply, plan)
             for m in list(plan.mine):
                 plan.mine.remove(m)
@@ -273,6 +286,55 @@ class Outbox:
                 await reply.finish(fallback)
             except discord.HTTPException as exc:
                 self._failed(exc)
+
+    async def _result_first(self, reply: Reply, plan: _Planned) -> bool:
+        """A call that ended a deal shows the deal's result before anyone sees the next deal's hand, the
+        one who made the last move included. True when the interaction was answered here.
+
+        In the table's channel, the first answer is the result itself, public (an interaction answer: at
+        once, and outside the channel's send budget); the mover's new hand then goes where any player's
+        goes (their open hand edited with its token, or their DM). Elsewhere (a press in a DM, or an
+        interaction deferred already), the interaction is deferred and the result posted before the
+        mover's hand is drawn."""
+        result = next((m for m in plan.group if m.kind == "result" and m.notify), None)
+        if result is None or not isinstance(result.audience, Group):
+            return False
+        channel_id = int(result.audience.chat.chat_id)
+        if not reply.responded and not reply.in_dm and reply.interaction.channel_id == channel_id:
+            try:
+                message_id = await reply.send_public(self._channel_body(result))
+            except AlreadyAnswered:
+                message_id = None  # deferred by the watchdog meanwhile: posted below
+            else:
+                plan.group.remove(result)
+                if result.key is not None and message_id is not None:
+                    await self._remember(channel_id, result, message_id)
+                for m in list(plan.mine):
+                    plan.mine.remove(m)
+                    if m.kind == "hand" and isinstance(m.audience, Private):
+                        await self._mover_hand(reply, m, channel_id)
+                    else:
+                        await reply.send_ephemeral(render(m, in_place=True))
+                return True
+        await reply.defer()
+        plan.group.remove(result)
+        await self._guarded(self._to_channel(result), plan)
+        return False
+
+    async def _mover_hand(self, reply: Reply, m: Message, channel_id: int) -> None:
+        """The mover's hand after their interaction was answered with a deal's result: their DM, else the
+        hand they have open (edited with its token), else a new ephemeral hand."""
+        uid = reply.user_id
+        if await self.refs.wants_dm(uid) and await self._dm(uid, m, reply):
+            return
+        body = self._hand_body(m, dm=False)
+        ref = await self.refs.hand(uid, channel_id)
+        if ref is not None and await self._webhook_edit(ref.token, ref.message_id, body):
+            await self.refs.set_hand(uid, channel_id, ref.token, ref.message_id, ref.at, m.version)
+            return
+        message_id = await reply.send_ephemeral(body)
+        if message_id is not None:
+            await self.refs.set_hand(uid, channel_id, reply.token, message_id, self.clock(), m.version)
 
     async def _update_pressed(self, reply: Reply, plan: _Planned) -> None:
         """A press answered by editing the pressed message itself (one call, no channel send)."""
@@ -373,20 +435,51 @@ class Outbox:
     async def _remember(self, channel_id: int, m: Message, message_id: int) -> None:
         """Keep the message id for `m.key`. Keys are opaque, so the reference of the previous message of the
         same kind (the last deal's table, the last lobby) is found through `@<kind>` and forgotten: it will
-        not be edited again, and the channel's references stay few."""
+        not be edited again, and the channel's references stay few.
+
+        The reference is swapped in atomically: when another process posted a newer message for the same
+        key meanwhile (a rare race of two first posts), that one stays and ours is deleted, so the newest
+        message of a key shows the newest state."""
         assert m.key is not None
         refs = await self.refs.channel(channel_id)
         marker = f"@{m.kind}"
         previous = refs.get(marker)
+        replaced = MessageRef.parse(
+            await self.refs.set_channel(channel_id, m.key, MessageRef(message_id, m.version).dump())
+        )
+        if replaced is not None and replaced.message_id != message_id and replaced.newer_than(m.version):
+            await self.refs.set_channel(channel_id, m.key, replaced.dump())
+            await self._delete(channel_id, message_id)
+            return
         if previous is not None and previous != m.key:
             await self.refs.forget_channel(channel_id, previous)
-        await self.refs.set_channel(channel_id, m.key, MessageRef(message_id, m.version).dump())
         if previous != m.key:
             await self.refs.set_channel(channel_id, marker, m.key)
         if refs.get(LANG) != m.language:
             await self.refs.set_channel(channel_id, LANG, m.language)
 
+    @staticmethod
+    def _outdated(refs: dict[str, str], m: Message) -> bool:
+        """`m` would show an older state than the channel already shows (or will: a later message of its
+        kind replaced its key): its own reference holds a newer version, or its kind's latest message is
+        another key of a newer version (the next deal's table is out: the last deal's is not posted
+        again)."""
+        assert m.key is not None
+        existing = MessageRef.parse(refs.get(m.key))
+        if existing is not None and existing.newer_than(m.version):
+            return True
+        latest_key = refs.get(f"@{m.kind}")
+        if latest_key is None or latest_key == m.key:
+            return False
+        latest = MessageRef.parse(refs.get(latest_key))
+        if existing is None and not m.notify and latest is not None and m.version is None:
+            return True  # an edit of a forgotten key without a version to compare: never reposted
+        return latest is not None and latest.newer_than(m.version)
+
     async def _to_channel(self, m: Message) -> None:
+        """One channel message. Every wait (the lock of its key, the send budget) is followed by a fresh
+        look at what the channel shows: a message drawn from an older state than one shown is dropped,
+        never posted or edited over the newer one (`_outdated`)."""
         assert isinstance(m.audience, Group)
         channel_id = int(m.audience.chat.chat_id)
         body = self._channel_body(m)
@@ -402,20 +495,27 @@ class Outbox:
         edit_only = not m.notify
         try:
             async with self.latest.lock(lock_key):
-                existing = await self.refs.message(channel_id, key)
-                if edit_only and existing is not None and existing.newer_than(m.version):
+                if edit_only and not self.latest.is_latest(lock_key, ticket):
+                    return  # a newer edit of this message is queued behind us
+                if self._outdated(await self.refs.channel(channel_id), m):
                     return  # drawn before what is on screen (another process was faster)
                 wanted = (lambda: self.latest.is_latest(lock_key, ticket)) if edit_only else (lambda: True)
                 if not await self.budget.acquire(channel_id, wanted):
                     return
-                existing = await self.refs.message(channel_id, key)
+                refs = await self.refs.channel(channel_id)
+                if self._outdated(refs, m):
+                    return
+                existing = MessageRef.parse(refs.get(key))
                 if edit_only and existing is not None:
-                    if existing.newer_than(m.version):
+                    # Claim the version before the edit: of two processes editing at once, the older
+                    # learns of the newer here and steps back.
+                    version = m.version if m.version is not None else existing.version
+                    claimed = MessageRef(existing.message_id, version)
+                    replaced = MessageRef.parse(await self.refs.set_channel(channel_id, key, claimed.dump()))
+                    if replaced is not None and replaced.newer_than(m.version):
+                        await self.refs.set_channel(channel_id, key, replaced.dump())
                         return
                     if await self._edit(channel_id, existing.message_id, body):
-                        if m.version is not None and m.version != existing.version:
-                            ref = MessageRef(existing.message_id, m.version)
-                            await self.refs.set_channel(channel_id, key, ref.dump())
                         return
                 message_id = await self._post(channel_id, body)
                 if message_id is not None:
@@ -489,73 +589,164 @@ class Outbox:
         if hand is not None and await self._followup(hand.token, render(m, in_place=True)):
             return
         if m.kind == "warning":
-            await self._ping(channel_id, uid, channel_lang, L.HURRY, turn=None)
+            await self._ping(channel_id, uid, channel_lang, L.HURRY, turn=None, version=m.version)
 
     async def _other_hand(
         self, uid: int, m: Message, channel_id: int | None, channel_lang: str | None
     ) -> None:
         turn = _turn_of(m) if m.notify else None
         if await self.refs.wants_dm(uid) and await self._dm(uid, m, None, turn=turn, channel_id=channel_id):
+            if turn is not None and channel_id is not None:
+                await self._turn_elsewhere(channel_id, m.version)
             return  # a new DM notifies by itself
         if channel_id is None:
             return
-        ref = await self.refs.hand(uid, channel_id)
-        if ref is not None and not (
-            ref.version is not None and m.version is not None and m.version < ref.version
-        ):
-            if await self._webhook_edit(ref.token, ref.message_id, self._hand_body(m, dm=False)):
-                if m.version is not None:
-                    await self.refs.set_hand(uid, channel_id, ref.token, ref.message_id, ref.at, m.version)
-            else:
-                await self.refs.forget_hand(uid, channel_id)
+        async with self.latest.lock(("hand", uid, channel_id)):
+            # Read after the lock: two deliveries to one open hand never cross (an older hand is not
+            # drawn over a newer one).
+            ref = await self.refs.hand(uid, channel_id)
+            if ref is not None and not (
+                ref.version is not None and m.version is not None and m.version < ref.version
+            ):
+                if await self._webhook_edit(ref.token, ref.message_id, self._hand_body(m, dm=False)):
+                    if m.version is not None:
+                        await self.refs.set_hand(
+                            uid, channel_id, ref.token, ref.message_id, ref.at, m.version
+                        )
+                else:
+                    await self.refs.forget_hand(uid, channel_id)
         if turn is not None:
-            await self._ping(channel_id, uid, channel_lang, L.YOUR_TURN, turn=turn)
+            await self._ping(channel_id, uid, channel_lang, L.YOUR_TURN, turn=turn, version=m.version)
 
     async def _ping(
-        self, channel_id: int, uid: int, lang: str | None, text: str, *, turn: str | None
+        self,
+        channel_id: int,
+        uid: int,
+        lang: str | None,
+        text: str,
+        *,
+        turn: str | None,
+        version: int | None,
     ) -> None:
-        """Mention the user in the channel once per turn, with the My hand button; the old ping goes.
+        """Mention the user in the channel once per turn, with the My hand button; the old ping goes first,
+        so that the channel holds one ping at most.
 
         `text` is one of the adapter's own msgids with a `{mention}` field, never service text. A channel
         message, so in the channel's language: `lang` (the call's group messages'), else the one its table
-        message was posted in, else English."""
-        refs = await self.refs.channel(channel_id)
-        lang = lang or refs.get(LANG) or "en"
-        old = refs.get(PING)
-        old_id: int | None = None
-        if old is not None:
-            parts = old.split(":")
-            if turn is not None and len(parts) == 3 and parts[1] == str(uid) and parts[2] == turn:
-                return
-            with contextlib.suppress(ValueError):
-                old_id = int(parts[0])
-        lab = L.labels(lang)
-        body = Body(
-            content=lab._(text).format(mention=f"<@{uid}>"),
-            rows=[[Key(lab._(L.MY_HAND), hand_id(_table_id(channel_id)), "primary")]],
-        )
-        if not await self.budget.acquire(channel_id):
+        message was posted in, else English.
+
+        The ping waits for the channel's budget; after the wait the channel's references are read again,
+        and a ping drawn for a turn older than the one announced meanwhile (`@turn`, by any process) is
+        dropped. The old ping is taken out of `@ping` by an atomic swap, and only the one who took it out
+        deletes it: each ping is deleted exactly once, whichever processes ping the channel."""
+        if not await self._announce(channel_id, version, str(uid)):
             return
-        message_id = await self._post(channel_id, body, discord.AllowedMentions(users=[discord.Object(uid)]))
-        if message_id is not None:
-            await self.refs.set_channel(channel_id, PING, f"{message_id}:{uid}:{turn or '-'}")
-        if old_id is not None:
-            await self._delete(channel_id, old_id)
+        slot = (channel_id, PING)
+        ticket = self.latest.ticket(slot)
+        try:
+            async with self.latest.lock(slot):
+                if not self.latest.is_latest(slot, ticket):
+                    return  # a later ping of this channel is queued behind us
+                if self._ping_done(await self.refs.channel(channel_id), uid, turn, version):
+                    return
+                # The old ping goes first, before the wait: it names someone who no longer has to act,
+                # and the new one is posted the moment the budget allows (a deletion between the two
+                # would delay the post past its slot).
+                if not await self._take_ping(channel_id, version):
+                    return
+                if not await self.budget.acquire(channel_id, lambda: self.latest.is_latest(slot, ticket)):
+                    return
+                refs = await self.refs.channel(channel_id)
+                if self._ping_done(refs, uid, turn, version):
+                    return
+                # Again right before the post: another process may have pinged while we waited.
+                posted_meanwhile = PingRef.parse(refs.get(PING)) is not None
+                if posted_meanwhile and not await self._take_ping(channel_id, version):
+                    return
+                lang = lang or refs.get(LANG) or "en"
+                lab = L.labels(lang)
+                body = Body(
+                    content=lab._(text).format(mention=f"<@{uid}>"),
+                    rows=[[Key(lab._(L.MY_HAND), hand_id(_table_id(channel_id)), "primary")]],
+                )
+                mentions = discord.AllowedMentions(users=[discord.Object(uid)])
+                message_id = await self._post(channel_id, body, mentions)
+                if message_id is not None:
+                    await self._put_ping(channel_id, PingRef(message_id, uid, turn or "-", version))
+        finally:
+            self.latest.done(slot, ticket)
+
+    async def _announce(self, channel_id: int, version: int | None, who: str) -> bool:
+        """Record in `@turn` (before any wait) that the turn of table version `version` is being announced;
+        False when a later turn was announced already (by this process or another)."""
+        if version is None:
+            return True
+        announced = await self.refs.set_channel(channel_id, TURN, f"{version}:{who}")
+        if _turn_version(announced) > version:
+            await self.refs.set_channel(channel_id, TURN, announced or "")
+            return False
+        return True
+
+    @staticmethod
+    def _ping_done(refs: dict[str, str], uid: int, turn: str | None, version: int | None) -> bool:
+        """This turn was pinged already, or a later turn was announced (the ping would name someone who no
+        longer has to act)."""
+        if version is not None and _turn_version(refs.get(TURN)) > version:
+            return True
+        current = PingRef.parse(refs.get(PING))
+        if current is None:
+            return False
+        if current.newer_than(version):
+            return True
+        return turn is not None and current.user_id == uid and current.turn == turn
+
+    async def _take_ping(self, channel_id: int, version: int | None) -> bool:
+        """Take the channel's ping out of `@ping` and delete it (before the next is posted: one ping at most
+        in the channel). False, with the ping left in place, when it is newer than `version`."""
+        taken = await self.refs.set_channel(channel_id, PING, CLAIMED)
+        old = PingRef.parse(taken)
+        if old is not None and old.newer_than(version):
+            await self._put_ping(channel_id, old)
+            return False
+        if old is not None:
+            await self._delete(channel_id, old.message_id)
+        return True
+
+    async def _put_ping(self, channel_id: int, ping: PingRef) -> None:
+        """Swap `ping` into `@ping`; the ping swapped out (another process's, posted meanwhile) is deleted
+        by us, or, when it is newer than ours, put back while ours is deleted."""
+        keep = ping
+        taken = PingRef.parse(await self.refs.set_channel(channel_id, PING, ping.dump()))
+        while taken is not None and taken.newer_than(keep.version):
+            keep = taken
+            taken = PingRef.parse(await self.refs.set_channel(channel_id, PING, keep.dump()))
+        if taken is not None and taken.message_id != keep.message_id:
+            await self._delete(channel_id, taken.message_id)
+
+    async def _turn_elsewhere(self, channel_id: int, version: int | None) -> None:
+        """A turn was announced without a channel ping (by DM): the channel's older ping names someone who
+        no longer has to act, so it goes now (the next ping would have deleted it anyway)."""
+        if not await self._announce(channel_id, version, "-"):
+            return
+        async with self.latest.lock((channel_id, PING)):
+            current = PingRef.parse((await self.refs.channel(channel_id)).get(PING))
+            if current is not None and not current.newer_than(version):
+                await self._take_ping(channel_id, version)
 
     async def _drop_ping(self, channel_id: int) -> None:
-        old = (await self.refs.channel(channel_id)).get(PING)
-        if old is None:
-            return
-        await self.refs.forget_channel(channel_id, PING)
-        with contextlib.suppress(ValueError):
-            await self._delete(channel_id, int(old.split(":")[0]))
+        async with self.latest.lock((channel_id, PING)):
+            old = PingRef.parse(await self.refs.set_channel(channel_id, PING, CLAIMED))
+            if old is not None:
+                await self._delete(channel_id, old.message_id)
 
     async def _delete(self, channel_id: int, message_id: int) -> None:
+        """Delete one of the bot's channel messages. Callers own what they delete (each message is deleted
+        once), so Unknown Message (404, 10008) means someone else removed it: logged, not retried."""
         message = self.client.get_partial_messageable(channel_id).get_partial_message(message_id)
         try:
             await message.delete()
         except discord.NotFound:
-            pass
+            log.info("message %s was already gone from channel %s", message_id, channel_id)
         except discord.HTTPException as exc:
             self._failed(exc)
 
@@ -627,15 +818,28 @@ class Outbox:
     ) -> bool:
         """Send or edit the user's DM for `m`; False (and DMs switched off) when they refuse DMs.
 
+        A DM of an older table version than the one in the DM is never sent, posted afresh or not: the
+        reference is read after the lock of the user's key (two deliveries to one DM never cross), and the
+        one written after the send says whether another process delivered a newer one meanwhile (then
+        ours goes).
+
         `turn`: the turn `m` announces, so that the note about closed DMs counts as its ping."""
+        if m.key is None:
+            return await self._dm_send(uid, m, reply, turn=turn, channel_id=channel_id)
+        async with self.latest.lock(("dm", uid, m.key)):
+            return await self._dm_send(uid, m, reply, turn=turn, channel_id=channel_id)
+
+    async def _dm_send(
+        self, uid: int, m: Message, reply: Reply | None, *, turn: str | None, channel_id: int | None
+    ) -> bool:
         body = self._hand_body(m, dm=True) if m.kind == "hand" else render(m)
         try:
             channel = await self.client.create_dm(discord.Object(uid))
             found = await self.refs.dm(uid, m.key) if m.key is not None else None
             existing = found[1] if found is not None else None
+            if existing is not None and existing.newer_than(m.version):
+                return True  # an older hand than the one in the DM: nothing to do
             if existing is not None and not m.notify:
-                if existing.newer_than(m.version):
-                    return True  # an older hand than the one in the DM: nothing to do
                 message = channel.get_partial_message(existing.message_id)
                 try:
                     await message.edit(
@@ -664,10 +868,15 @@ class Outbox:
             await self._dms_closed(uid, m, reply, turn, channel_id)
             return False
         if m.key is not None:
-            await self.refs.set_dm(uid, m.key, channel.id, MessageRef(sent.id, m.version))
-            if existing is not None:
+            replaced = await self.refs.set_dm(uid, m.key, channel.id, MessageRef(sent.id, m.version))
+            gone = replaced if replaced is not None and replaced.message_id != sent.id else None
+            if gone is not None and gone.newer_than(m.version):
+                # Another process delivered a newer DM meanwhile: it stays, ours goes.
+                await self.refs.set_dm(uid, m.key, channel.id, gone)
+                gone = MessageRef(sent.id, m.version)
+            if gone is not None:
                 with contextlib.suppress(discord.HTTPException):
-                    await channel.get_partial_message(existing.message_id).delete()
+                    await channel.get_partial_message(gone.message_id).delete()
         return True
 
     async def _dms_closed(
@@ -684,4 +893,4 @@ class Outbox:
         if channel_id is None and reply is not None and not reply.in_dm:
             channel_id = reply.interaction.channel_id
         if channel_id is not None:
-            await self._ping(channel_id, uid, None, L.DM_CLOSED, turn=turn)
+            await self._ping(channel_id, uid, None, L.DM_CLOSED, turn=turn, version=m.version)

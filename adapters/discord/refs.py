@@ -6,7 +6,10 @@ Scopes (all under the `discord:` platform prefix):
 - `discord:chan:<channel id>`: message key -> `<message id>:<table version>` of the channel message sent for
   it (edited in place; an edit drawn from an older version than the one shown is dropped);
   `@<kind>` -> the key of the latest message of that kind (so the one before it can be forgotten);
-  `@ping` -> the current turn ping (`<message id>:<user id>:<turn>`).
+  `@ping` -> the current turn ping (`PingRef`: `<message id>:<user id>:<turn>:<table version>`), swapped
+  atomically, so that whoever takes a ping out of it deletes that ping (each exactly once);
+  `@turn` -> `<table version>:<user id>`, the latest turn announced in the channel (a ping drawn for an
+  older one is dropped after its wait).
 - `discord:dm:<user id>`: message key -> `<channel id>:<message id>:<table version>` of the DM sent for it.
 - `discord:tok:<user id>`: per channel, the user's latest ephemeral hand there and the interaction token
   that can edit it (`hand:<channel id>` -> JSON). Interaction tokens live 15 minutes.
@@ -23,7 +26,7 @@ from typing import Final
 
 from bot.storage import Store
 
-__all__ = ["TOKEN_LIFETIME", "HandRef", "MessageRef", "Refs"]
+__all__ = ["TOKEN_LIFETIME", "HandRef", "MessageRef", "PingRef", "Refs"]
 
 TOKEN_LIFETIME: Final = 15 * 60.0
 """How long Discord accepts an interaction token for followups and edits."""
@@ -53,6 +56,36 @@ class MessageRef:
 
     def newer_than(self, version: int | None) -> bool:
         """This reference shows a later version of the table than `version` (so an edit to it is old)."""
+        return version is not None and self.version is not None and self.version > version
+
+
+@dataclass(frozen=True, slots=True)
+class PingRef:
+    """The channel's turn ping: its message, whom it mentions, the turn it announces (a digest of the
+    hand's buttons, `-` for a warning or a note) and the table version it was drawn from."""
+
+    message_id: int
+    user_id: int
+    turn: str = "-"
+    version: int | None = None
+
+    @classmethod
+    def parse(cls, value: str | None) -> PingRef | None:
+        """None for a missing or claimed (`-`) reference. A reference of an older release has no version."""
+        if not value:
+            return None
+        parts = value.split(":")
+        try:
+            version = int(parts[3]) if len(parts) > 3 and parts[3] else None
+            return cls(int(parts[0]), int(parts[1]), parts[2] if len(parts) > 2 else "-", version)
+        except (ValueError, IndexError):
+            return None
+
+    def dump(self) -> str:
+        version = "" if self.version is None else str(self.version)
+        return f"{self.message_id}:{self.user_id}:{self.turn}:{version}"
+
+    def newer_than(self, version: int | None) -> bool:
         return version is not None and self.version is not None and self.version > version
 
 
@@ -100,8 +133,12 @@ class Refs:
     async def message(self, channel_id: int, key: str) -> MessageRef | None:
         return MessageRef.parse((await self.channel(channel_id)).get(key))
 
-    async def set_channel(self, channel_id: int, name: str, value: str) -> None:
-        await self.store.set_ref(self.channel_scope(channel_id), name, value, ttl_seconds=self.channel_ttl)
+    async def set_channel(self, channel_id: int, name: str, value: str) -> str | None:
+        """Set one reference; the value it replaced, swapped out in one atomic step (`Store.set_ref`), so of
+        two processes writing one name, the second learns what the first wrote."""
+        return await self.store.set_ref(
+            self.channel_scope(channel_id), name, value, ttl_seconds=self.channel_ttl
+        )
 
     async def forget_channel(self, channel_id: int, name: str) -> None:
         await self.store.delete_ref(self.channel_scope(channel_id), name)
@@ -123,10 +160,14 @@ class Refs:
             return None
         return int(channel), ref
 
-    async def set_dm(self, user_id: int, key: str, channel_id: int, ref: MessageRef) -> None:
-        await self.store.set_ref(
+    async def set_dm(self, user_id: int, key: str, channel_id: int, ref: MessageRef) -> MessageRef | None:
+        """Set the DM reference of `key`; the one it replaced (atomically, as `set_channel`)."""
+        previous = await self.store.set_ref(
             self.dm_scope(user_id), key, f"{channel_id}:{ref.dump()}", ttl_seconds=self.channel_ttl
         )
+        if previous is None:
+            return None
+        return MessageRef.parse(previous.partition(":")[2])
 
     async def forget_dm(self, user_id: int, key: str) -> None:
         await self.store.delete_ref(self.dm_scope(user_id), key)

@@ -482,7 +482,10 @@ class Driver:
                 self.checked[m.id] = len(versions)
 
     def check_ping(self, actor: FakeUser, doc: TableDoc | None, state: GameState | None) -> None:
-        """The next player to act (a person other than the one who just acted) was pinged, once."""
+        """The next player to act (a person other than the one who just acted) was pinged, once; the channel
+        holds one ping at most, and none for a player whose turn it is not."""
+        live = live_pings_of(self.fake, self.channel)
+        assert len(live) <= 1, f"stale pings left in the channel: {len(live) - 1}"
         if doc is None or doc.status != "game" or state is None or state.to_act is None or state.to_act < 0:
             return
         seat = doc.seats[state.to_act]
@@ -490,14 +493,16 @@ class Driver:
             return
         nxt = self.user(seat.user)
         if nxt is actor:
+            assert all(m.content.startswith(f"<@{nxt.id}>") for m in live), "a ping names someone else"
             return
         if nxt.id in self.dm_users:
             assert self.dm_hand(nxt) is not None
+            assert not live, "a ping names someone else while a player with DMs is to act"
             return
         ping = self.ping_for(nxt)
         assert ping is not None, f"{nxt.username} was not pinged for their turn"
-        live_pings = [m for m in self.fake.messages(self.channel) if m.content.startswith("<@")]
-        assert live_pings[-1:] == [ping], "an older ping was left in the channel"
+        live_pings = live_pings_of(self.fake, self.channel)
+        assert live_pings == [ping], f"stale pings left in the channel: {len(live_pings) - 1}"
         self.stats["pings_seen"] += 1
 
 
@@ -515,7 +520,20 @@ def assert_interactions_answered(fake: FakeDiscord, deadline: float = 3.0) -> in
         # After a "thinking" deferral, Discord documents a followup that replaces the loading message as
         # deprecated backwards compatibility: the answer must edit the original response.
         assert not it.followup_replaced_loading, f"interaction {it.id} answered its deferral with a followup"
+    assert_no_unknown_message(fake)
     return len(fake.interactions)
+
+
+def assert_no_unknown_message(fake: FakeDiscord) -> None:
+    """No request of the bot met 404 Unknown Message (10008): it never deletes or edits a message twice
+    or after it was gone (the tests delete nothing themselves)."""
+    unknown = [f"{r.method} {r.path}" for r in fake.requests if r.code == 10008]
+    assert not unknown, f"Discord answered Unknown Message to: {unknown}"
+
+
+def live_pings_of(fake: FakeDiscord, channel: FakeChannel) -> list[FakeMessage]:
+    """The turn pings (and the adapter's other bare mentions) now in the channel."""
+    return [m for m in fake.messages(channel) if m.content.startswith("<@")]
 
 
 def assert_channel_budget(
@@ -567,3 +585,201 @@ def _as_codes(offered: Sequence[str], shown: set[str]) -> dict[str, str]:
             return codes
         best = best or codes
     return best
+
+
+# --- watching every moment ------------------------------------------------------------------------------
+
+
+def _text_of(content: str | None, descriptions: Sequence[str | None]) -> str:
+    return "\n".join([content or "", *(d or "" for d in descriptions)])
+
+
+@dataclass
+class Shown:
+    """What the bots drew, tapped where the adapter turns a neutral message into a Discord body: the text
+    of each body and the table versions it was drawn from (one text can stand for several versions)."""
+
+    versions: dict[str, set[int]] = field(default_factory=dict)
+    results: dict[str, int] = field(default_factory=dict)
+    """The text of each deal's result -> the table version it was drawn at (the next deal's first)."""
+
+    def tap(self, bot: ThousandBot) -> None:
+        outbox = bot.outbox
+        channel_body, hand_body = outbox._channel_body, outbox._hand_body
+
+        def record(m: Any, body: Any) -> Any:
+            if m.version is not None:
+                text = _text_of(body.content, [e.description for e in body.embeds])
+                self.versions.setdefault(text, set()).add(m.version)
+                if m.kind == "result":
+                    self.results[text] = m.version
+            return body
+
+        outbox._channel_body = lambda m: record(m, channel_body(m))  # type: ignore[method-assign]
+        outbox._hand_body = lambda m, *, dm: record(m, hand_body(m, dm=dm))  # type: ignore[method-assign]
+
+    def of(self, msg: FakeMessage) -> set[int]:
+        return self.versions.get(_text_of(msg.content, [e.get("description") for e in msg.embeds]), set())
+
+
+@dataclass
+class Watch:
+    """Checks, at every change of a message in the fake, what the issue asks of a channel and its DMs:
+    one ping at most; the newest table message never shows an older state than it (or an earlier newest
+    table) showed; a deal's result before any hand of the next deal; a player's newest DM hand never
+    older than one they saw. Violations are collected (a watcher must not raise inside the fake)."""
+
+    fake: FakeDiscord
+    channel: FakeChannel
+    shown: Shown
+    users: list[FakeUser]
+    problems: list[str] = field(default_factory=list)
+    max_pings: int = 0
+    pings: list[FakeMessage] = field(default_factory=list)
+    _floors: dict[object, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.fake.watchers.append(self.changed)
+
+    def changed(self, change: str, msg: FakeMessage) -> None:
+        if msg.channel is self.channel and not msg.ephemeral:
+            if change == "create" and msg.content.startswith("<@"):
+                self.pings.append(msg)
+            live = len(live_pings_of(self.fake, self.channel))
+            self.max_pings = max(self.max_pings, live)
+            if live > 1:
+                self.problems.append(f"{live} pings in the channel at once")
+            tables = [m for m in self.fake.messages(self.channel) if _is_table(m)]
+            if tables:
+                self._no_older(("table",), tables[-1], "the newest table message")
+        hand = _is_hand(msg)
+        if hand and change != "delete":
+            self._result_first(msg)
+        if hand and msg.channel.type == 1 and change != "delete":  # a DM channel
+            owner = next((u for u in self.users if u is msg.channel.recipient), None)
+            if owner is not None:
+                dm_hands = [m for m in self.fake.dms(owner) if _is_hand(m)]
+                if dm_hands:
+                    self._no_older(("dm", owner.id), dm_hands[-1], f"{owner.username}'s newest DM hand")
+
+    def _no_older(self, scope: object, msg: FakeMessage, what: str) -> None:
+        versions = self.shown.of(msg)
+        if not versions:
+            return
+        floor = self._floors.get(scope, -1)
+        if max(versions) < floor:
+            self.problems.append(f"{what} went back to version {max(versions)} after {floor}")
+        self._floors[scope] = max(floor, min(versions))
+
+    def _result_first(self, msg: FakeMessage) -> None:
+        versions = self.shown.of(msg)
+        if not versions:
+            return
+        posted = {
+            _text_of(m.content, [e.get("description") for e in m.embeds])
+            for m in self.channel.messages
+            if not m.ephemeral
+        }
+        for text, version in self.shown.results.items():
+            if min(versions) >= version and text not in posted:
+                self.problems.append(f"a hand of version {min(versions)} came before the result of {version}")
+
+    def close(self) -> None:
+        self.fake.watchers.remove(self.changed)
+
+
+def _is_table(m: FakeMessage) -> bool:
+    return bool(m.embeds) and any(c.startswith("h|") for c in m.custom_ids())
+
+
+def _is_hand(m: FakeMessage) -> bool:
+    return any(c.startswith("m|") for c in m.custom_ids())
+
+
+def assert_pings_deleted_once(fake: FakeDiscord, watch: Watch) -> int:
+    """Every ping was deleted exactly once (the last one when the game ended): one successful DELETE of
+    its path, none refused."""
+    deletes = Counter(
+        r.path.rsplit("/", 1)[-1]
+        for r in fake.requests
+        if r.route == "DELETE /channels/{channel_id}/messages/{message_id}" and r.status == 204
+    )
+    for ping in watch.pings:
+        assert deletes[str(ping.id)] == 1, f"ping {ping.id} deleted {deletes[str(ping.id)]} times"
+    assert_no_unknown_message(fake)
+    return len(watch.pings)
+
+
+@dataclass
+class QuickDriver(Driver):
+    """People who act the moment it is their turn: each move as soon as the store says whose turn it is,
+    without waiting for the bot to finish sending what the last move caused (its channel sends may still
+    wait for the budget). A player's open hand is used when it shows the current version, else My hand is
+    pressed (on the table message); a player with DMs waits for their DM hand to be current. At the end
+    of each deal, and only there, everyone waits for the bots to be idle, and the channel is checked as a
+    player would see it then: one ping, naming the player who must act."""
+
+    quick: bool = False
+    deal: int = 0
+
+    async def settle(self, it: FakeInteraction | None = None) -> None:
+        if not self.quick:
+            await super().settle(it)
+        elif it is not None:
+            await it.response(timeout=6)
+
+    async def hand_for(self, user: FakeUser, version: int) -> FakeMessage:
+        if user.id in self.dm_users:
+
+            def current() -> bool:
+                dm = self.dm_hand(user)
+                return dm is not None and {p[2] for c in dm.custom_ids() if (p := payload_of(c))} == {version}
+
+            await self.fake.wait_until(current, timeout=20)
+        return await super().hand_for(user, version)
+
+    async def step(self) -> bool:
+        version, doc, state = await self.peek()
+        assert doc is not None
+        if doc.status == "finished":
+            return False
+        assert state is not None and state.to_act is not None and state.to_act >= 0
+        if state.deal_number != self.deal:
+            await self.deal_over(doc, state)
+            version, doc, state = await self.peek()
+            assert doc is not None and state is not None and state.to_act is not None
+        seat = doc.seats[state.to_act]
+        assert seat.user is not None and seat.present, "the service waits for a present human"
+        user = self.user(seat.user)
+        hand = await self.hand_for(user, version)
+        moves = [(cid, p) for cid in hand.custom_ids() if (p := payload_of(cid)) is not None]
+        assert moves, f"{user.username}'s hand shows no move on their turn"
+        it = await self.move(user, hand, moves, state)
+        await it.response(timeout=6)
+        self.stats["steps"] += 1
+        return True
+
+    async def deal_over(self, doc: TableDoc, state: GameState) -> None:
+        """A new deal began: wait until the bots are idle, then the channel shows one ping, for the player
+        who must act (or none, when that player has their hand by DM)."""
+        self.deal = state.deal_number
+        await Driver.settle(self)
+        # (No privacy check here: a quick game's channel versions pile up between looks, and a card public
+        # then, such as a talon shown, may be secret by now. The step-by-step games check every version.)
+        _, doc2, state2 = await self.peek()
+        assert doc2 is not None
+        live = live_pings_of(self.fake, self.channel)
+        assert len(live) <= 1, f"{len(live)} pings at the start of deal {self.deal}"
+        if state2 is None or state2.to_act is None or state2.to_act < 0 or doc2.status != "game":
+            return
+        seat = doc2.seats[state2.to_act]
+        if seat.user is None or not seat.present:
+            return
+        nxt = self.user(seat.user)
+        if nxt.id in self.dm_users:
+            assert not live, "a ping left in the channel while a player with DMs is to act"
+        else:
+            assert len(live) == 1 and live[0].content.startswith(f"<@{nxt.id}>"), (
+                f"deal {self.deal}: the ping does not name {nxt.username}, who must act"
+            )
+            self.stats["pings_seen"] += 1

@@ -614,6 +614,31 @@ async def test_deferred_update_edits_the_component_message(fake: FakeDiscord) ->
         assert fake.messages(channel) == [table_msg]
 
 
+async def test_deleting_a_deleted_message_is_unknown_message(fake: FakeDiscord) -> None:
+    """Discord answers a DELETE of a message that is gone with 404 and JSON code 10008 "Unknown Message";
+    discord.py raises NotFound with that code. The fake records the code and the message's path, and its
+    watchers see the deletion once."""
+    _guild, _alice, _bob, channel = world(fake)
+    seen: list[tuple[str, int]] = []
+    fake.watchers.append(lambda change, msg: seen.append((change, msg.id)))
+    async with connect_client(ThousandBot(), fake) as bot:
+        target = bot.get_channel(channel.id)
+        assert isinstance(target, discord.TextChannel)
+        sent = await target.send("ping")
+        await sent.delete()
+        with pytest.raises(discord.NotFound) as info:
+            await sent.delete()
+        assert info.value.code == 10008 and info.value.status == 404
+        assert info.value.text == "Unknown Message"
+    [first, second] = fake.responses(route="DELETE /channels/{channel_id}/messages/{message_id}")
+    assert (first.status, first.code) == (204, None)
+    assert (second.status, second.code) == (404, 10008)
+    assert second.path.endswith(f"/channels/{channel.id}/messages/{sent.id}")
+    assert seen == [("create", sent.id), ("delete", sent.id)]
+    [msg] = [m for m in channel.messages if m.id == sent.id]
+    assert msg.deleted_at is not None and msg.deleted_at >= msg.created_at
+
+
 async def test_interaction_reply_with_file_and_deleted_reply(fake: FakeDiscord) -> None:
     _guild, alice, _bob, channel = world(fake)
     async with connect_client(ThousandBot(), fake) as bot:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import datetime
 import re
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -215,6 +216,9 @@ class FakeMessage:
     type: int = MSG_DEFAULT
     edited_timestamp: str | None = None
     deleted: bool = False
+    #: When it was created and deleted (time.monotonic(), like `RequestRecord.at`).
+    created_at: float = field(default_factory=time.monotonic)
+    deleted_at: float | None = None
     webhook_id: int | None = None
     application_id: int | None = None
     interaction_metadata: JSON | None = None

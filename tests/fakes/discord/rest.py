@@ -95,6 +95,7 @@ class RestApi:
         fake = self.fake
         route, major = self.route_key(request)
         headers: dict[str, str] = {}
+        code: int | None = None
         response: web.StreamResponse
         try:
             for fault in fake.faults.take(route):
@@ -115,13 +116,15 @@ class RestApi:
         except APIError as exc:
             response = _json(exc.body(), exc.status)
             headers.update(exc.headers)
+            code = exc.code
         except web.HTTPNotFound:
             response = _json(errors.not_found().body(), 404)
+            code = errors.not_found().code
         except web.HTTPMethodNotAllowed:
             response = _json(errors.method_not_allowed().body(), 405)
         response.headers.update(headers)
         response.headers["Via"] = "1.1 google"
-        fake.requests.append(_record(request.method, route, response.status, major))
+        fake.requests.append(_record(request.method, route, response.status, major, code, request.path))
         return response
 
     # Body parsing -------------------------------------------------------------------------------------
@@ -698,10 +701,12 @@ class RestApi:
         return _no_content()
 
 
-def _record(method: str, route: str, status: int, major: str = "") -> Any:
+def _record(
+    method: str, route: str, status: int, major: str = "", code: int | None = None, path: str = ""
+) -> Any:
     from .server import RequestRecord
 
-    return RequestRecord(method, route, status, time.monotonic(), major)
+    return RequestRecord(method, route, status, time.monotonic(), major, code, path)
 
 
 def build_app(fake: FakeDiscord) -> web.Application:

@@ -103,6 +103,10 @@ class RequestRecord:
     at: float
     #: The route's major parameters (channel id, guild id, webhook id and token), as rate limits see them.
     major: str = ""
+    #: The JSON error code of an error answer (10008 Unknown Message...), None for a success.
+    code: int | None = None
+    #: The request's path as sent (with the message id a route template leaves out).
+    path: str = ""
 
 
 @dataclass
@@ -143,6 +147,9 @@ class FakeDiscord:
         )
         self.faults = Faults()
         self.requests: list[RequestRecord] = []
+        #: Called at once, in order, with ("create" | "edit" | "delete", message) for every message change,
+        #: so a test can check a property at every moment rather than at the points it looks.
+        self.watchers: list[Callable[[str, FakeMessage], None]] = []
         self.port = 0
         self._runner: web.AppRunner | None = None
         self._changed = asyncio.Event()
@@ -467,8 +474,13 @@ class FakeDiscord:
         self.messages_by_id[msg.id] = msg
         if not msg.ephemeral:
             self._dispatch_message("MESSAGE_CREATE", msg)
+        self._watch("create", msg)
         self.changed()
         return msg
+
+    def _watch(self, change: str, msg: FakeMessage) -> None:
+        for watcher in list(self.watchers):
+            watcher(change, msg)
 
     def edit_message(
         self, msg: FakeMessage, body: JSON, uploads: list[_Upload], *, clear_loading: bool
@@ -501,10 +513,12 @@ class FakeDiscord:
         msg.edited_timestamp = now_iso()
         if not msg.ephemeral:
             self._dispatch_message("MESSAGE_UPDATE", msg)
+        self._watch("edit", msg)
         self.changed()
 
     def delete_message(self, msg: FakeMessage) -> None:
         msg.deleted = True
+        msg.deleted_at = time.monotonic()
         if not msg.ephemeral:
             guild = msg.channel.guild
             data: JSON = {"id": str(msg.id), "channel_id": str(msg.channel.id)}
@@ -516,6 +530,7 @@ class FakeDiscord:
                 guild_id=guild.id if guild else None,
                 intent=GUILD_MESSAGES if guild else DIRECT_MESSAGES,
             )
+        self._watch("delete", msg)
         self.changed()
 
     def _embeds(self, body: JSON) -> list[JSON]:

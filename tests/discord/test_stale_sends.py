@@ -1,0 +1,127 @@
+"""Nothing is shown older than what was shown (issue 18, part 1), one case at a time: a send drawn before
+a wait (the channel's budget) is checked against what the channel or the DM holds after the wait.
+
+Two processes on one Redis: `one` keeps Discord's real budget (5 per 5 s), and `two` is given a larger
+one, so that its send gets through while `one`'s waits, the order a slower budget produced in the
+reported runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from dckit import World, assert_no_unknown_message, live_pings_of, running_bot
+from fakes.discord import FakeDiscord, FakeUser
+
+from adapters.discord.client import BotConfig
+from bot.commands import encode_payload
+from bot.model import Button, ChatRef, Group, Message, Private, UserRef
+from bot.storage import RedisStore
+
+REAL = BotConfig(ack_after=1.0)
+WIDE = BotConfig(ack_after=1.0, channel_limit=50)
+"""A process whose own view of the budget lets its send through at once (as if it came first)."""
+
+
+def chat(world: World) -> ChatRef:
+    return ChatRef("dc", str(world.channel.id), "Card room · #thousand")
+
+
+def notice(world: World, text: str) -> Message:
+    return Message(Group(chat(world)), text, kind="notice")
+
+
+def table(world: World, deal: int, text: str, version: int, *, notify: bool = False) -> Message:
+    return Message(
+        Group(chat(world)), text, key=f"table:s:{deal}", kind="table", notify=notify, version=version
+    )
+
+
+def hand(world: World, user: FakeUser, text: str, version: int, *, turn: bool = True) -> Message:
+    """A player's hand; with `turn`, a move button (so the adapter pings them in the channel)."""
+    buttons = ((Button("pass", encode_payload("pass", (), version, chat(world).key)),),) if turn else ()
+    return Message(
+        Private(UserRef("dc", str(user.id), user.global_name or user.username)),
+        text,
+        key="hand:t1",
+        kind="hand",
+        notify=True,
+        buttons=buttons,
+        version=version,
+    )
+
+
+def tables(fake: FakeDiscord, world: World) -> list[str]:
+    return [m.embeds[0]["description"] for m in fake.messages(world.channel) if m.embeds]
+
+
+async def fill_budget(bot: object, world: World) -> None:
+    deliver = bot.deliver  # type: ignore[attr-defined]
+    for i in range(5):
+        await deliver([notice(world, f"notice {i}")])
+
+
+async def test_a_first_post_that_waited_is_dropped_when_a_newer_table_is_out(
+    fake: FakeDiscord, world: World, redis_url: str
+) -> None:
+    """Deal 2's table is posted while its first post (older) waits for the budget in another process:
+    the first post, once its turn comes, sees the newer table and is not posted."""
+    async with (
+        running_bot(fake, RedisStore.from_url(redis_url), config=REAL) as one,
+        running_bot(fake, RedisStore.from_url(redis_url), config=WIDE, sync=False) as two,
+    ):
+        await fill_budget(one, world)
+        waiting = asyncio.create_task(one.deliver([table(world, 2, "Deal 2: bidding", 12, notify=True)]))
+        await asyncio.sleep(0.3)
+        await two.deliver([table(world, 2, "Deal 2: declarer Ala, talon", 15)])
+        await waiting
+    assert tables(fake, world) == ["Deal 2: declarer Ala, talon"]
+    assert_no_unknown_message(fake)
+
+
+async def test_a_forgotten_table_is_not_posted_again(fake: FakeDiscord, world: World, redis_url: str) -> None:
+    """A late edit of deal 1's table after deal 2's was posted (deal 1's reference is forgotten by then)
+    is dropped, not posted as a new deal-1 table under deal 2's."""
+    async with running_bot(fake, RedisStore.from_url(redis_url), config=REAL) as bot:
+        await bot.deliver([table(world, 1, "Deal 1", 1, notify=True)])
+        await bot.deliver([table(world, 2, "Deal 2", 10, notify=True)])
+        await bot.deliver([table(world, 1, "Deal 1, late", 8)])
+    assert tables(fake, world) == ["Deal 1", "Deal 2"]
+
+
+async def test_an_older_dm_hand_is_not_sent_after_a_newer_one(
+    fake: FakeDiscord, world: World, redis_url: str
+) -> None:
+    alice = world.users[0]
+    async with running_bot(fake, RedisStore.from_url(redis_url), config=REAL) as bot:
+        await bot.outbox.refs.set_wants_dm(alice.id, True)
+        await bot.deliver([hand(world, alice, "Deal 2 hand", 20, turn=False)])
+        await bot.deliver([hand(world, alice, "Deal 1 hand, late", 14, turn=False)])
+    assert [m.embeds[0]["description"] for m in fake.dms(alice)] == ["Deal 2 hand"]
+
+
+async def test_a_ping_for_a_turn_that_passed_is_not_posted(
+    fake: FakeDiscord, world: World, redis_url: str
+) -> None:
+    """Bob's turn (version 5) is announced by a process whose channel budget is full; while it waits,
+    Carol's turn (version 6) is pinged by another process. Bob's ping is then not posted, and Carol's is
+    the one ping in the channel (deleted once, at the end)."""
+    bob, carol = world.users[1], world.users[2]
+    async with (
+        running_bot(fake, RedisStore.from_url(redis_url), config=REAL) as one,
+        running_bot(fake, RedisStore.from_url(redis_url), config=WIDE, sync=False) as two,
+    ):
+        await fill_budget(one, world)
+        waiting = asyncio.create_task(
+            one.deliver([notice(world, "Bob's turn"), hand(world, bob, "Bob's hand", 5)])
+        )
+        await asyncio.sleep(0.3)
+        await two.deliver([notice(world, "Carol's turn"), hand(world, carol, "Carol's hand", 6)])
+        await waiting
+        [ping] = live_pings_of(fake, world.channel)
+        assert ping.content.startswith(f"<@{carol.id}>")
+        await two.outbox._drop_ping(world.channel.id)
+        await one.outbox._drop_ping(world.channel.id)
+    assert live_pings_of(fake, world.channel) == []
+    assert not any(m.content.startswith(f"<@{bob.id}>") for m in world.channel.messages)
+    assert_no_unknown_message(fake)
