@@ -21,11 +21,14 @@ version of the table (stale). `from_payload` never raises: anything unreadable b
 
 from __future__ import annotations
 
+import logging
 import re
 import zlib
 from typing import Final, NamedTuple
 
 from bot.model import ChatRef, Command, UserRef
+
+log = logging.getLogger("thousand.commands")
 
 __all__ = [
     "COMMANDS",
@@ -139,9 +142,13 @@ MAX_CHAT_ID: Final = 25
 reaches (up to 10 digits) and the longest arguments (a give of three tens)."""
 TAG_LENGTH: Final = 3
 _TAG_ALPHABET: Final = "0123456789abcdefghijklmnopqrstuvwxyz"
-_ARG_RE: Final = re.compile(r"^[A-Za-z0-9!+=_-]{1,12}$")
-_TABLE_RE: Final = re.compile(rf"^[a-z][a-z0-9]{{0,{MAX_PLATFORM - 1}}}:[A-Za-z0-9_.:@-]{{1,{MAX_CHAT_ID}}}$")
-_TAG_RE: Final = re.compile(rf"^[0-9a-z]{{{TAG_LENGTH}}}$")
+# Payloads come back from strangers' clients: every field is checked with `fullmatch` against ASCII
+# classes only. (`$` would accept a trailing newline, `\d` and `str.isdigit` accept other scripts' digits,
+# and `isdigit` also superscripts, which `int` then refuses with a ValueError.)
+_ARG_RE: Final = re.compile(r"[A-Za-z0-9!+=_-]{1,12}")
+_TABLE_RE: Final = re.compile(rf"[a-z][a-z0-9]{{0,{MAX_PLATFORM - 1}}}:[A-Za-z0-9_.:@-]{{1,{MAX_CHAT_ID}}}")
+_TAG_RE: Final = re.compile(rf"[0-9a-z]{{{TAG_LENGTH}}}")
+_VERSION_RE: Final = re.compile(r"[0-9]{1,12}")
 
 
 class PayloadError(ValueError):
@@ -178,11 +185,11 @@ def encode_payload(
     if code is None:
         raise PayloadError(f"no button code for {name!r}")
     for arg in args:
-        if not _ARG_RE.match(arg):
+        if not _ARG_RE.fullmatch(arg):
             raise PayloadError(f"argument {arg!r} cannot go into a payload")
-    if not _TABLE_RE.match(table_id):
+    if not _TABLE_RE.fullmatch(table_id):
         raise PayloadError(f"table id {table_id!r} cannot go into a payload")
-    if tag is not None and not _TAG_RE.match(tag):
+    if tag is not None and not _TAG_RE.fullmatch(tag):
         raise PayloadError(f"table tag {tag!r} cannot go into a payload")
     if version < 0:
         raise PayloadError("a version is not negative")
@@ -204,14 +211,14 @@ def read_payload(payload: str) -> Payload:
     if name is None:
         raise PayloadError(f"unknown payload code {head!r}")
     tag = head[1:] or None
-    if tag is not None and not _TAG_RE.match(tag):
+    if tag is not None and not _TAG_RE.fullmatch(tag):
         raise PayloadError("malformed table tag")
     args = tuple(arg_text.split(".")) if arg_text else ()
-    if any(not _ARG_RE.match(a) for a in args):
+    if any(not _ARG_RE.fullmatch(a) for a in args):
         raise PayloadError("malformed payload arguments")
-    if not version_text.isdigit() or len(version_text) > 12:
+    if not _VERSION_RE.fullmatch(version_text):
         raise PayloadError("malformed payload version")
-    if not _TABLE_RE.match(table_id):
+    if not _TABLE_RE.fullmatch(table_id):
         raise PayloadError("malformed table id")
     return Payload(name, args, int(version_text), table_id, tag)
 
@@ -226,7 +233,15 @@ def from_payload(payload: str, chat: ChatRef, user: UserRef) -> Command:
     """The command a pressed button sends; `invalid_button` when the payload is not one of ours."""
     try:
         p = read_payload(payload)
-    except PayloadError:
+    except PayloadError as exc:
+        # A modified client (or a bug) sent it: the service answers it as an invalid button.
+        log.info(
+            "button payload refused (%s): %r from %s",
+            exc,
+            payload[: MAX_PAYLOAD_BYTES * 2] if isinstance(payload, str) else type(payload).__name__,
+            user.key,
+            extra={"event": "invalid_button"},
+        )
         return Command(INVALID_BUTTON, (), chat, user, source="button")
     return Command(
         p.name, p.args, chat, user, source="button", version=p.version, table_id=p.table_id, table_tag=p.tag

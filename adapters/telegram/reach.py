@@ -43,7 +43,7 @@ _BLOCKED: Final = "blocked"
 _NAME: Final = "dm"
 _MAC_CHARS: Final = 16
 """The signature: 12 bytes of HMAC-SHA256 (96 bits), 16 characters of URL-safe base64."""
-_HEAD: Final = re.compile(r"([jn])(-?\d{1,20})_([0-9a-z]{1,8})(?:_([a-z0-9]{1,12}))?")
+_HEAD: Final = re.compile(r"([jn])(-?[0-9]{1,20})_([0-9a-z]{1,8})(?:_([a-z0-9]{1,12}))?")
 _ARG: Final = re.compile(r"[a-z0-9]{1,12}")
 _CHARS: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
 

@@ -339,7 +339,8 @@ def _option_value(key: str, text: str) -> Any:
         raise Refusal("bad_value")
     if origin is tuple:
         parts = text.replace(",", " ").split()
-        if not parts or not all(part.isdigit() for part in parts):
+        # ASCII digits only: `isdigit` is true for superscripts too, which `int` refuses.
+        if not parts or not all(part.isascii() and part.isdigit() for part in parts):
             raise Refusal("bad_value")
         return tuple(int(part) for part in parts)
     if origin is dict:
