@@ -13,13 +13,23 @@ from dataclasses import dataclass
 
 from bot.table import SeatDoc, TableDoc
 from core.actions import Bid, Pass, SellTalon
-from core.deal import Phase
-from core.game import GameState
+from core.cards import CARD_POINTS
+from core.deal import Phase, new_deal
+from core.errors import IllegalAction
+from core.game import GameState, unroll
 from core.rules import Opening, RuleSet
 from core.scoring import DealResult
 from core.view import HIDDEN
 
-__all__ = ["HIDDEN", "PublicTableView", "SeatLabel", "public_view", "seat_labels"]
+__all__ = [
+    "HIDDEN",
+    "CompletedTrick",
+    "PublicTableView",
+    "SeatLabel",
+    "previous_tricks",
+    "public_view",
+    "seat_labels",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +48,47 @@ class SeatLabel:
 
 def seat_labels(table: TableDoc) -> tuple[SeatLabel, ...]:
     return tuple(SeatLabel.of(s) for s in table.seats)
+
+
+@dataclass(frozen=True, slots=True)
+class CompletedTrick:
+    """A trick once it is taken: every card face up (a crawl's cards are shown when it closes), who
+    took it and the card points in it. Public: everyone at the table saw it played."""
+
+    cards: tuple[int, ...]
+    seats: tuple[int, ...]
+    winner: int
+    points: int
+
+
+def completed_tricks(
+    history: tuple[tuple[tuple[int, ...], tuple[int, ...], int], ...], last_winner: int
+) -> tuple[CompletedTrick, ...]:
+    """The tricks of a deal's `trick_history`: each trick's winner leads the next one, and the deal's
+    `last_winner` took the last."""
+    out: list[CompletedTrick] = []
+    for i, (cards, seats, _) in enumerate(history):
+        winner = history[i + 1][1][0] if i + 1 < len(history) else last_winner
+        out.append(CompletedTrick(cards, seats, winner, sum(CARD_POINTS[c] for c in cards)))
+    return tuple(out)
+
+
+def previous_tricks(state: GameState, number: int | None = None) -> tuple[CompletedTrick, ...]:
+    """The tricks of finished deal `number` (the last one by default), replayed from its layout and
+    actions (the state keeps only the current deal's). Public; empty when it had no tricks."""
+    if not state.history:
+        return ()
+    number = len(state.history) - 1 if number is None else number
+    layout, log = state.history[number]
+    # Every seat may bomb in the replay: the log holds only actions the game accepted then.
+    everyone = (1 << state.players) - 1
+    deal, _ = new_deal(state.rules, state.players, layout, number=number, bomb_allowed=everyone)
+    try:
+        for seat, action in unroll(log):
+            deal.apply(seat, action, [])
+    except IllegalAction:  # pragma: no cover - a stored game replays as it was played
+        return ()
+    return completed_tricks(deal.trick_history, deal.last_winner)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +133,8 @@ class PublicTableView:
     results: tuple[DealResult, ...]
     finished: bool
     winner: int | tuple[int, ...] | None
+    completed: tuple[CompletedTrick, ...] = ()
+    """Every trick taken so far in this deal, in order (the web table shows each one)."""
 
     @property
     def talon_on_table(self) -> bool:
@@ -149,4 +202,5 @@ def public_view(table: TableDoc, state: GameState) -> PublicTableView:
         results=state.results,
         finished=state.finished,
         winner=state.winner,
+        completed=completed_tricks(deal.trick_history, deal.last_winner),
     )

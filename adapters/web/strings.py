@@ -55,6 +55,14 @@ _UI: Final = {
     "next": N_("Next"),
     "game_over": N_("Game over"),
     "winner": N_("Winner: {names}"),
+    "result_title": N_("Deal {number}: result"),
+    "points": N_("Points"),
+    "score": N_("Score"),
+    "continue": N_("Continue"),
+    "cancel": N_("Cancel"),
+    "sure_concede": N_("Concede the deal? Your contract counts against you."),
+    "sure_bomb": N_("Bomb the deal? It is not played and the others score for it."),
+    "give_card_to": N_("give a card to {name}."),
 }
 
 

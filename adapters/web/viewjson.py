@@ -13,10 +13,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from bot.commands import encode_payload, table_tag
-from bot.i18n import Translator, translator
-from bot.render import PHASE_NAMES, give_order, seat_name
+from bot.i18n import N_, Translator, translator
+from bot.render import PHASE_NAMES, give_order, hand_order
+from bot.render_result import _ending_text, _zero_reason, rounding_text
 from bot.table import TableDoc
-from bot.views import PublicTableView, public_view, seat_labels
+from bot.views import CompletedTrick, PublicTableView, SeatLabel, previous_tricks, public_view, seat_labels
 from core.actions import (
     Action,
     Bid,
@@ -33,13 +34,36 @@ from core.actions import (
     TakeTalon,
 )
 from core.cards import CARD_NAMES, SUIT_LETTERS, cards_of
-from core.deal import Phase
+from core.deal import Phase, active_seats
 from core.game import GameState
+from core.scoring import DealResult
 from core.view import HIDDEN, SeatView, seat_view
 
 __all__ = ["view_json"]
 
 _MARRIAGE_LETTERS = (*SUIT_LETTERS, "A")
+
+GIVE_LABEL = N_("Give {list}")
+"""The give's confirm button: what it does, "Give 9♣ to Ada, J♦ to Boris"."""
+GIVE_ONE = N_("{card} to {name}")
+
+
+def display_name(label: SeatLabel) -> str:
+    """A seat's name in the page's sentences (text, not markup): a robot for a computer, once."""
+    if label.computer:
+        return f"{label.name} 🤖"
+    return f"{label.name} 💤" if label.away else label.name
+
+
+def _tricks_json(tricks: Sequence[CompletedTrick]) -> list[dict[str, Any]]:
+    return [
+        {
+            "cards": [{"seat": s, "card": CARD_NAMES[c]} for c, s in zip(t.cards, t.seats, strict=True)],
+            "winner": t.winner,
+            "points": t.points,
+        }
+        for t in tricks
+    ]
 
 
 def _code(c: int) -> str | None:
@@ -56,11 +80,12 @@ def view_json(
     """The view of `seat` (None: a spectator) of the table `doc` stored at `version`."""
     t = translator(lang)
     labels = seat_labels(doc)
-    names = [seat_name(t, label) for label in labels]
+    names = [display_name(label) for label in labels]
     out: dict[str, Any] = {
         "version": version,
         "table_id": doc.id,
         "title": doc.title,
+        "heading": _heading(doc, labels),
         "lang": t.lang,
         "status": doc.status,
         "preset": doc.settings.preset,
@@ -69,7 +94,7 @@ def view_json(
         "phase_name": "",
         "seats": [
             {
-                "name": names[i],
+                "name": label.name,
                 "computer": label.computer,
                 "away": label.away,
                 "total": 0,
@@ -93,6 +118,9 @@ def view_json(
         "talon_size": 0,
         "trick": [],
         "last_trick": None,
+        "tricks": [],
+        "recent": [],
+        "turn_deadline": None,
         "hand": None,
         "actions": [],
         "legal_cards": [],
@@ -106,6 +134,26 @@ def view_json(
         return out
     pv = public_view(doc, state)
     _public_part(out, pv, t)
+    out["tricks"] = _tricks_json(pv.completed)
+    # The deals that ended since the last card the page may have seen, with their tricks and results,
+    # while the next deal has no trick yet (its last two tricks often play themselves and the next deal
+    # follows in the same update; a redeal or a bomb can follow at once too): the page shows each.
+    if state.results and (state.finished or not pv.completed):
+        recent = []
+        for r in reversed(state.results):
+            tricks = previous_tricks(state, r.number) if r.ending == "played" else ()
+            recent.append(
+                {
+                    "deal": r.number + 1,
+                    "tricks": _tricks_json(tricks),
+                    "result": _result_json(t, state, r, names),
+                }
+            )
+            if r.ending == "played" or len(recent) >= 4:
+                break
+        out["recent"] = recent[::-1]
+    if doc.turn is not None and doc.turn.kind == "turn" and doc.status == "game":
+        out["turn_deadline"] = doc.turn.deadline
     if seat is None or not 0 <= seat < len(doc.seats):
         out["me"] = None
         if pv.to_act >= 0 and not pv.finished:
@@ -121,7 +169,7 @@ def view_json(
     def payload(name: str, args: tuple[str, ...]) -> str:
         return encode_payload(name, args, version, doc.id, tag)
 
-    out["actions"], out["legal_cards"] = _actions(t, sv, legal, payload)
+    out["actions"], out["legal_cards"] = _actions(t, sv, legal, payload, [label.name for label in labels])
     if legal:
         out["prompt"] = _prompt(t, sv, names, legal)
     elif pv.to_act >= 0 and not pv.finished and pv.to_act != seat:
@@ -185,16 +233,74 @@ def _public_part(out: dict[str, Any], pv: PublicTableView, t: Translator) -> Non
     )
 
 
+def _heading(doc: TableDoc, labels: Sequence[SeatLabel]) -> str:
+    """The game and the table: the group's title, or the players of a private (terminal) table, whose
+    chat's title ("Terminal") names no table."""
+    if doc.private or not doc.title:
+        return "1000 · " + ", ".join(label.name for label in labels)
+    return f"1000 · {doc.title}"
+
+
+def _result_json(t: Translator, state: GameState, r: DealResult, names: list[str]) -> dict[str, Any]:
+    """A deal's result as the chats tell it, in parts the page lays out: how it ended, and per seat the
+    card points, marriages, the score (with the rounding and the reason for a zero) and the total."""
+    rules = state.rules
+    earlier = [x for x in state.results if x.number < r.number]
+    barrel_before = earlier[-1].barrel if earlier else ()
+    active = active_seats(rules, state.players, r.dealer)
+    out_seats = [s for s in range(state.players) if s not in active]
+    sitting_out = out_seats[0] if out_seats else None
+    rows = []
+    for s in range(len(r.totals)):
+        rows.append(
+            {
+                "seat": s,
+                "name": names[s],
+                "points": r.points[s] if r.ending == "played" and s != sitting_out else None,
+                "marriages": list(r.marriages[s]) if s < len(r.marriages) else [],
+                "score": r.scores[s],
+                "total": r.totals[s],
+                "reason": _zero_reason(t, r, s, barrel_before, sitting_out),
+                "rounding": None if s == sitting_out else rounding_text(t, rules, r, s, barrel_before),
+                "bolt": s in r.bolts,
+                "barrel": bool(r.barrel and r.barrel[s]),
+                "sits_out": s == sitting_out,
+            }
+        )
+    notes = []
+    if r.blind:
+        notes.append(t._("A blind game: the score counts double."))
+    for note in r.notes:
+        kind, _, who = note.partition(":")
+        if kind == "barrel_penalty":
+            notes.append(t._("{name} stayed too long on the barrel.").format(name=names[int(who)]))
+        elif kind == "samosval":
+            notes.append(t._("{name} hit 555: back to zero.").format(name=names[int(who)]))
+    for s in r.four_nines:
+        notes.append(t._("{name} held four nines.").format(name=names[s]))
+    return {
+        "deal": r.number + 1,
+        "declarer": r.declarer,
+        "contract": r.contract,
+        "made": r.made,
+        "ending": r.ending,
+        "summary": _ending_text(t, r, names),
+        "rows": rows,
+        "notes": notes,
+    }
+
+
 def _private_part(out: dict[str, Any], sv: SeatView, t: Translator) -> None:
-    """What only this seat knows: its hand, the talon it saw, its own face-down crawl card."""
-    out["hand"] = [CARD_NAMES[c] for c in cards_of(sv.hand)] if sv.hand_known else []
+    """What only this seat knows: its hand (in the chats' order: by suit, high to low), the talon it
+    saw, its own face-down crawl card."""
+    out["hand"] = [CARD_NAMES[c] for c in hand_order(cards_of(sv.hand))] if sv.hand_known else []
     if sv.talon:
         out["talon"] = [CARD_NAMES[c] for c in sv.talon]
     out["trick"] = [{"seat": s, "card": _code(c)} for c, s in zip(sv.trick, sv.trick_seats, strict=True)]
 
 
 def _actions(
-    t: Translator, sv: SeatView, legal: Sequence[Action], payload: Any
+    t: Translator, sv: SeatView, legal: Sequence[Action], payload: Any, names: list[str]
 ) -> tuple[list[dict[str, Any]], list[str]]:
     actions: list[dict[str, Any]] = []
     legal_cards: list[str] = []
@@ -280,15 +386,21 @@ def _actions(
             to = dict(a.cards)
             cards = [to[s] for s in order]
             codes = [CARD_NAMES[c] for c in cards]
+            given = ", ".join(
+                t._(GIVE_ONE).format(card=t.card(c), name=names[s]) for c, s in zip(cards, order, strict=True)
+            )
             actions.append(
                 {
                     "kind": "give",
-                    "label": t.cards(cards),
+                    "label": t._(GIVE_LABEL).format(list=given),
                     "payload": payload("give", tuple(codes)),
                     "cards": codes,
                     "targets": list(order),
                 }
             )
+    # The playable cards in the order of the hand (the page and the chats' card buttons agree).
+    place = {CARD_NAMES[c]: i for i, c in enumerate(hand_order(cards_of(sv.hand)))}
+    legal_cards.sort(key=lambda code: place.get(code, len(place)))
     return actions, legal_cards
 
 

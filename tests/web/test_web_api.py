@@ -12,6 +12,7 @@ from cardspy import Part, leaks, secret_cards
 from webkit import BOT_TOKEN, GROUP, HUMANS, Rig
 
 from adapters.web.telegram_auth import sign_init_data
+from bot.render import hand_order
 from bot.table import TableDoc
 from bot.weblinks import Claims, Signer
 from core.cards import CARD_NAMES, cards_of, mask_of
@@ -108,7 +109,8 @@ async def test_sessions_views_and_a_whole_deal_by_the_web(rig: Rig) -> None:
             if seat is None:
                 assert data["hand"] is None and data["actions"] == [] and data["me"] is None
             else:
-                assert data["hand"] == [CARD_NAMES[c] for c in cards_of(state.deal.hands[seat])]
+                # The hand in the chats' order: by suit, high to low.
+                assert data["hand"] == [CARD_NAMES[c] for c in hand_order(cards_of(state.deal.hands[seat]))]
         seat = state.to_act
         assert seat is not None and seat >= 0
         _, data = await view(rig, str(sessions[seat]))
