@@ -6,6 +6,8 @@ from disk anywhere, with nothing loaded from elsewhere.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -35,23 +37,44 @@ def replay_data(record_text: str, lang: str = "en") -> dict[str, Any]:
 
 
 def _script_json(data: dict[str, Any]) -> str:
-    # Inside <script> only "</" could end the element early; JSON allows "<\/" for it.
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+    """JSON that cannot end or change its `<script>` element: every `<` (so no `</script>`, `<!--` or
+    `<script` that would swallow the rest of the page), `>` and `&` written as JSON escapes."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _hash(source: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(source.encode("utf-8")).digest()).decode() + "'"
 
 
 def replay_html(record_text: str, lang: str = "en") -> str:
-    """One page holding everything: the template, app.css, cards.js, replay.js and the steps."""
+    """One page holding everything: the template, app.css, cards.js, replay.js and the steps, with a
+    Content-Security-Policy of its own (a meta element) that lets only these scripts and this style run,
+    by their hashes, and loads nothing from anywhere."""
     page = (STATIC / "replay.html").read_text(encoding="utf-8")
     css = (STATIC / "app.css").read_text(encoding="utf-8")
-    page = page.replace('<link rel="stylesheet" href="/static/app.css">', f"<style>\n{css}</style>")
+    style = f"\n{css}"
+    page = page.replace('<link rel="stylesheet" href="/static/app.css">', f"<style>{style}</style>")
+    scripts: list[str] = []
 
     def inline(match: re.Match[str]) -> str:
-        source = (STATIC / match.group(1)).read_text(encoding="utf-8").replace("</script", "<\\/script")
-        return f"<script>\n{source}</script>"
+        source = (STATIC / match.group(1)).read_text(encoding="utf-8")
+        if re.search(r"</script|<!--", source, re.I):
+            raise ValueError(f"{match.group(1)} cannot be put inline: it holds </script or <!--")
+        body = f"\n{source}"
+        scripts.append(body)
+        return f"<script>{body}</script>"
 
     data = _script_json(replay_data(record_text, lang))
     page = page.replace(
         "</head>", f'<script type="application/json" id="replay-data">{data}</script>\n</head>'
     )
     # Scripts inline run at once: the page's load handler still waits for DOMContentLoaded.
-    return re.sub(r'<script src="/static/([a-z]+\.js)" defer></script>', inline, page)
+    page = re.sub(r'<script src="/static/([a-z]+\.js)" defer></script>', inline, page)
+    policy = (
+        "default-src 'none'; "
+        f"script-src {' '.join(_hash(s) for s in scripts)}; "
+        f"style-src {_hash(style)}; img-src data:; base-uri 'none'; form-action 'none'"
+    )
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
+    return page.replace('<meta charset="utf-8">', f'<meta charset="utf-8">\n{meta}', 1)

@@ -67,3 +67,34 @@ def test_a_file_that_is_not_a_record_writes_no_page(tmp_path: Path) -> None:
     done = run(str(bad), "--html", str(out))
     assert done.returncode == 2 and "not a game record" in done.stderr
     assert not out.exists()
+
+
+def test_names_like_markup_stay_inside_the_data_and_only_the_pages_scripts_may_run() -> None:
+    """No `<` in the embedded JSON (a name holding `<!--<script>` would swallow the page), and the page's
+    meta Content-Security-Policy names exactly its inline scripts and style by their hashes."""
+    import base64
+    import hashlib
+
+    from adapters.web.replay_page import replay_html
+
+    game = next(p for p in GAMES if json.loads(p.with_name(p.stem + ".expected.json").read_text())["ok"])
+    record = json.loads(game.read_text())
+    names = ["A<!--<script>", "</script><b>&amp;", "Zoë \u2028 >"][: len(record["players"])]
+    record["players"] = names
+    page = replay_html(json.dumps(record), "en")
+    raw = re.search(r'<script type="application/json" id="replay-data">(.*?)</script>', page, re.S)
+    assert raw is not None and "<" not in raw.group(1) and ">" not in raw.group(1) and "&" not in raw.group(1)
+    assert embedded(page)["players"] == names
+    policy = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', page)
+    assert policy is not None and page.index(policy.group(0)) < page.index("<script")
+    directives = {d.split()[0]: d.split()[1:] for d in policy.group(1).split(";") if d.strip()}
+
+    def digest(text: str) -> str:
+        return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+    scripts = re.findall(r"<script>(.*?)</script>", page, re.S)
+    styles = re.findall(r"<style>(.*?)</style>", page, re.S)
+    assert len(scripts) == 3 and len(styles) == 1
+    assert directives["script-src"] == [digest(s) for s in scripts]
+    assert directives["style-src"] == [digest(s) for s in styles]
+    assert directives["default-src"] == ["'none'"] and "'unsafe-inline'" not in policy.group(1)
