@@ -9,6 +9,7 @@ import json
 from bot.context import Context, Refusal
 from bot.handlers.base import HandlerBase
 from bot.i18n import translator
+from bot.markup import escape
 from bot.render import (
     render_stats,
     render_top,
@@ -85,7 +86,9 @@ class InformationHandlers(HandlerBase):
         text = t._("The game record ({deals} finished deals).").format(deals=len(state.history))
         url = self._replay_url(ctx, doc, finished=state.finished)
         if url is not None:
-            text += "\n" + t._("Replay the game: {url}").format(url=url)
+            # Literal in the markup: a token's `_` (or a `*` of the public URL) would style the text,
+            # cutting the link short (it then answered 401).
+            text += "\n" + t._("Replay the game: {url}").format(url=escape(url))
         ctx.reply(
             text,
             document=(f"thousand-{doc.serial}.json", data),

@@ -19,6 +19,7 @@ from webkit import GROUP, HUMANS, Rig, signer_of, static_dir, web_settings
 
 from adapters.web.app import WebOptions, WebTable, make_app
 from bot.handlers import Handlers
+from bot.markup import to_plain
 from bot.model import ChatRef, Message, Private
 from bot.presence import Presence
 from bot.service import Service
@@ -201,7 +202,7 @@ async def test_replay_link_serves_the_record_and_refuses_forgeries(rig: Rig) -> 
     sent = await rig.harness.text(HUMANS[0], "/export")
     exported = [m for m in sent if m.kind == "export"]
     assert exported and "/replay/" in exported[0].text
-    path = exported[0].text.split("https://example.test", 1)[1].split()[0]
+    path = to_plain(exported[0].text).split("https://example.test", 1)[1].split()[0]  # as people see it
     page = await rig.client.get(path)
     assert page.status == 200 and "<title>replay</title>" in await page.text()
     token = path.removeprefix("/replay/")
