@@ -7,6 +7,13 @@
   const $ = (id) => document.getElementById(id);
   const state = { session: null, seat: null, strings: {}, view: null, picks: [], selected: null, busy: false, source: null };
 
+  // What the page shows between views: every completed trick for HOLD_MS (or until the next tap), one
+  // after the other even when several came in one view, then the deal's result until it is put away.
+  const HOLD_MS = 1500;
+  const shown = {
+    count: {}, queue: [], hold: null, holdTimer: null, result: 0, panels: [],
+    confirming: null, valuePage: 0, pageKind: "",
+  };
   const S = (key, params) => Dom.format(state.strings, key, params);
   const h = Dom.el;
 
@@ -175,6 +182,7 @@
   async function act(payload) {
     if (state.busy) return;
     state.busy = true;
+    if (shown.panels.length) { shown.panels = []; render(); } // acting puts the last deal's result away
     haptic("tap");
     try {
       const { status, data } = await post("/api/act", { session: state.session, payload });
@@ -208,7 +216,8 @@
     const before = state.view;
     const changed = !before || before.version !== view.version;
     state.view = view;
-    if (changed) { state.picks = []; state.selected = null; }
+    if (changed) { state.picks = []; state.selected = null; shown.confirming = null; }
+    follow(before, view);
     if (before && view.me !== null && view.to_act === view.me && before.to_act !== view.me) haptic("success");
     render();
   }
@@ -218,10 +227,14 @@
     if (!v) return;
     $("app").dataset.version = String(v.version);
     $("app").dataset.phase = v.phase || "";
-    $("title").textContent = v.title || v.table_id;
+    $("app").dataset.deal = String(v.deal || 0);
+    $("title").textContent = v.heading || v.title || v.table_id;
+    document.title = v.heading || "1000";
     renderFacts(v);
+    renderTimer();
     renderSeats(v);
     renderFelt(v);
+    renderResult(v);
     renderPrompt(v);
     renderActions(v);
     renderHand(v);
@@ -241,6 +254,7 @@
     else if (v.bid) out.push(fact(S("bid"), h("b", { text: String(v.bid) })));
     if (v.declarer >= 0) out.push(fact(S("declarer"), h("b", { text: nameOf(v.declarer) })));
     if (v.me === null) out.push(h("span", { class: "fact", text: S("spectator") }));
+    out.push(h("span", { class: "fact timer", id: "timer", hidden: true }));
     $("facts").replaceChildren(...out);
   }
 
@@ -278,10 +292,97 @@
       card ? Cards.face(card, state.strings) : Cards.back(), h("span", { text: nameOf(seat) }));
   }
 
+  // ---- completed tricks and the deal's result ----
+  // The view carries every trick taken in the deal (`tricks`) and, while the next deal has none yet, the
+  // deals that ended since (`recent`: their tricks and results): what this page has not shown yet is
+  // queued in order, a deal's result after its last trick.
+  function follow(before, v) {
+    const fresh = !before; // the first view of a page replays nothing: it shows the table as it is
+    const add = (deal, tricks) => {
+      for (let i = shown.count[deal] || 0; i < tricks.length && !fresh; i++) shown.queue.push({ deal, index: i, trick: tricks[i] });
+      shown.count[deal] = Math.max(shown.count[deal] || 0, tricks.length);
+    };
+    for (const item of v.recent || []) {
+      add(item.deal, item.deal === v.deal ? v.tricks || [] : item.tricks || []);
+      if (item.result && item.deal > shown.result) {
+        if (!fresh) shown.queue.push({ result: item.result });
+        shown.result = item.deal;
+      }
+    }
+    add(v.deal, v.tricks || []);
+    pump();
+  }
+  function pump() {
+    if (shown.hold) return;
+    while (shown.queue.length && shown.queue[0].result) shown.panels = [...shown.panels, shown.queue.shift().result].slice(-3);
+    const next = shown.queue.shift();
+    if (next) {
+      shown.hold = next;
+      shown.holdTimer = setTimeout(release, HOLD_MS);
+    }
+    render();
+  }
+  function release() {
+    clearTimeout(shown.holdTimer);
+    shown.hold = null;
+    pump();
+  }
+  function lastTrick(v) {
+    const mine = v.tricks || [];
+    if (mine.length) return { deal: v.deal, index: mine.length - 1, trick: mine[mine.length - 1] };
+    for (const item of (v.recent || []).slice().reverse()) {
+      const t = item.tricks || [];
+      if (t.length) return { deal: item.deal, index: t.length - 1, trick: t[t.length - 1] };
+    }
+    return null;
+  }
+  function showLast() {
+    const last = lastTrick(state.view);
+    if (!last || shown.hold) return;
+    shown.hold = Object.assign({ again: true }, last);
+    shown.holdTimer = setTimeout(release, HOLD_MS);
+    render();
+  }
+  function completed(item) {
+    const t = item.trick;
+    return h("div", { class: "completed", "data-trick": item.deal + ":" + item.index, "data-winner": t.winner },
+      h("div", { class: "cards" }, ...t.cards.map((p) => played(p.seat, p.card, p.seat === t.winner))),
+      h("div", { class: "taken", text: nameOf(t.winner) + " +" + t.points }));
+  }
+
+  function renderResult(v) {
+    const box = $("result");
+    if (!shown.panels.length) { box.replaceChildren(); box.hidden = true; return; }
+    box.hidden = false;
+    const out = shown.panels.map(panel);
+    if (!v.finished) out.push(button(S("continue"), () => { shown.panels = []; render(); }, "quiet", { "data-kind": "close-result" }));
+    box.replaceChildren(...out);
+  }
+  function panel(r) {
+    const head = h("tr", {}, h("th"), h("th", { text: S("points") }), h("th", { text: S("score") }), h("th", { text: S("total") }));
+    const rows = r.rows.map((row) => {
+      const pts = h("td", { class: "points" }, row.points === null ? "—" : String(row.points));
+      for (const m of row.marriages) pts.append(" ", h("span", { class: "tag", title: S("marriage") }, Cards.suit(m, state.strings)));
+      const score = h("td", { class: "score" }, h("b", { text: (row.score > 0 ? "+" : "") + row.score }));
+      const why = [row.rounding, row.reason].filter(Boolean).join("; ");
+      if (why) score.append(h("div", { class: "why", text: why }));
+      const name = row.name + (row.barrel ? " 🛢" : "") + (row.bolt ? " ⚡" : "");
+      return h("tr", { "data-seat": row.seat, class: row.seat === r.declarer ? "declarer" : "" },
+        h("td", { text: name }), pts, score, h("td", { class: "total", text: String(row.total) }));
+    });
+    return h("div", { class: "panel", "data-deal": r.deal },
+      h("div", { class: "title", text: S("result_title", { number: r.deal }) }),
+      h("p", { class: "summary" + (r.made === true ? " made" : r.made === false ? " failed" : ""), text: r.summary }),
+      h("table", {}, h("thead", {}, head), h("tbody", {}, ...rows)),
+      ...r.notes.map((n) => h("p", { class: "note", text: n })));
+  }
+
   function renderFelt(v) {
-    $("trick").replaceChildren(...(v.trick || []).map((p) => played(p.seat, p.card, false)));
+    if (shown.hold) $("trick").replaceChildren(completed(shown.hold));
+    else $("trick").replaceChildren(...(v.trick || []).map((p) => played(p.seat, p.card, false)));
     const talon = [];
-    const early = ["bidding", "blind", "sale", "talon", "discard", "exchange", "contract"].includes(v.phase);
+    const early = ["bidding", "blind", "sale", "talon", "discard", "exchange", "contract"].includes(v.phase)
+      || (v.phase === "play" && !(v.tricks || []).length);
     if (v.talon && v.talon.length && early) {
       talon.push(h("div", { class: "label", text: S("talon") }));
       for (const c of v.talon) talon.push(Cards.face(c, state.strings));
@@ -291,9 +392,12 @@
     }
     $("talon").replaceChildren(...talon);
     const last = [];
-    if (v.last_trick && (!v.trick || v.trick.length === 0)) {
+    if (v.last_trick && (!v.trick || v.trick.length === 0) && !shown.hold) {
       last.push(h("div", { class: "label", text: S("last_trick") }));
       for (const p of v.last_trick.cards) last.push(played(p.seat, p.card, p.seat === v.last_trick.winner));
+    } else if (lastTrick(v) && !shown.hold) {
+      // While a trick forms (or a new deal begins) the last one taken is a tap away.
+      last.push(button(S("last_trick"), showLast, "quiet small", { "data-kind": "last-trick", "data-keep": "1" }));
     }
     $("last").replaceChildren(...last);
   }
@@ -309,7 +413,12 @@
     } else if (!mine && !text && v.to_act >= 0 && v.status === "game") {
       text = S("waiting_for", { name: nameOf(v.to_act) });
     }
-    if (mine && pickKind(v)) text = (text ? text + " " : "") + pickHint(v);
+    if (mine && pickKind(v) === "give") {
+      // The prompt follows the picks: only the players still without a card are named.
+      const used = new Set(state.picks.map((p) => p.target));
+      const left = v.actions.find((a) => a.kind === "give").targets.filter((t) => !used.has(t));
+      text = S("your_turn") + ": " + (left.length ? S("give_card_to", { name: left.map(nameOf).join(", ") }) + " " + pickHint(v) : "");
+    } else if (mine && pickKind(v)) text = (text ? text + " " : "") + pickHint(v);
     p.textContent = text;
     p.className = "prompt" + (mine ? " mine" : "");
   }
@@ -380,14 +489,14 @@
       }
       out.push(group);
     }
-    if (values.length) {
+    if (values.length) out.push(...valueGroups(values));
+    // Concede and bomb end the deal: they ask first, and sit last, set apart from the moves.
+    const ending = new Set(["concede", "bomb"]);
+    const moves = others.filter((a) => !ending.has(a.kind));
+    const enders = others.filter((a) => ending.has(a.kind));
+    if (moves.length) {
       const group = h("div", { class: "group" });
-      for (const a of values) group.append(button(a.label, () => act(a.payload), "value", { "data-kind": a.kind, "data-value": a.value, "data-payload": a.payload }));
-      out.push(group);
-    }
-    if (others.length) {
-      const group = h("div", { class: "group" });
-      for (const a of others) group.append(button(a.label, () => act(a.payload), a.kind === "pass" ? "quiet" : "", { "data-kind": a.kind, "data-value": a.value, "data-payload": a.payload }));
+      for (const a of moves) group.append(button(a.label, () => act(a.payload), a.kind === "pass" ? "quiet" : "", { "data-kind": a.kind, "data-value": a.value, "data-payload": a.payload }));
       out.push(group);
     }
     if (confirm) {
@@ -397,8 +506,53 @@
     } else {
       mainButton(null);
     }
+    const asking = shown.confirming && enders.find((a) => a.kind === shown.confirming);
+    if (asking) {
+      out.push(h("div", { class: "group ask", "data-asking": asking.kind },
+        h("span", { class: "question", text: S("sure_" + asking.kind) }),
+        button(asking.label, () => { shown.confirming = null; act(asking.payload); }, "danger", { "data-kind": asking.kind + "-yes", "data-payload": asking.payload }),
+        button(S("cancel"), () => { shown.confirming = null; render(); }, "quiet", { "data-kind": "cancel" })));
+    } else if (enders.length) {
+      const group = h("div", { class: "group enders" });
+      for (const a of enders) group.append(button(a.label, () => { shown.confirming = a.kind; render(); }, "quiet danger-text", { "data-kind": a.kind }));
+      out.push(group);
+    }
     backButton(state.picks.length > 0 || !!state.selected);
     box.replaceChildren(...out);
+  }
+
+  // Bid and contract values in pages as in the chats: up to 12 at once, else pages of 8 with a row that
+  // turns them (a Russian bid offers 60 values; a wall of them pushed the hand off a phone's screen).
+  const VALUES_ON_ONE_PAGE = 12, PAGE_SIZE = 8;
+  function valueGroups(values) {
+    const make = (a) => button(a.label, () => act(a.payload), "value", { "data-kind": a.kind, "data-value": a.value, "data-payload": a.payload });
+    if (values.length <= VALUES_ON_ONE_PAGE) return [h("div", { class: "group" }, ...values.map(make))];
+    const pages = [];
+    for (let i = 0; i < values.length; i += PAGE_SIZE) pages.push(values.slice(i, i + PAGE_SIZE));
+    const kind = values[0].kind + ":" + values[0].value;
+    if (shown.pageKind !== kind) { shown.pageKind = kind; shown.valuePage = 0; }
+    const index = Math.min(shown.valuePage, pages.length - 1);
+    const to = (i, label) => button(label, () => { shown.valuePage = i; render(); }, "quiet value", { "data-kind": "page", "data-page": i });
+    const range = (p) => p[0].value + "–" + p[p.length - 1].value;
+    const nav = h("div", { class: "group nav" });
+    if (index >= 2) nav.append(to(0, "« " + pages[0][0].value));
+    if (index >= 1) nav.append(to(index - 1, "‹ " + range(pages[index - 1])));
+    if (index + 1 < pages.length) nav.append(to(index + 1, range(pages[index + 1]) + " ›"));
+    if (index + 2 < pages.length) nav.append(to(pages.length - 1, pages[pages.length - 1].slice(-1)[0].value + " »"));
+    return [h("div", { class: "group values" }, ...pages[index].map(make)), nav];
+  }
+
+  // The running turn's countdown (the view carries the deadline; the page counts down by the second).
+  function renderTimer() {
+    const v = state.view;
+    const el = $("timer");
+    if (!el) return;
+    const left = v && v.turn_deadline && v.to_act >= 0 && !v.finished ? Math.ceil(v.turn_deadline - Date.now() / 1000) : null;
+    if (left === null) { el.hidden = true; el.textContent = ""; return; }
+    const s = Math.max(0, left);
+    el.hidden = false;
+    el.textContent = "⏱ " + Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
+    el.classList.toggle("urgent", s <= 10);
   }
 
   function renderHand(v) {
@@ -503,6 +657,13 @@
   }
 
   async function start() {
+    // A tap anywhere ends the completed trick on show (the next one, if any, follows); the last-trick
+    // button itself is the exception (it shows one).
+    // Released after the tap's own handler ran (redrawing first would replace the button tapped).
+    document.addEventListener("click", (e) => {
+      if (shown.hold && !(e.target.closest && e.target.closest("[data-keep]"))) setTimeout(release, 0);
+    }, true);
+    setInterval(renderTimer, 1000);
     tg = await telegram();
     if (tg) {
       applyTheme();

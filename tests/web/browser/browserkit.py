@@ -229,6 +229,12 @@ class Room:
         self.tabs.append(tab)
         return tab
 
+    async def serial(self) -> str:
+        """The serial of the chat's game (a group's direct link names one game: its start payload)."""
+        _, doc = await self.harness.doc()
+        assert doc is not None
+        return str(doc.serial)
+
     async def settle(self, version: int, timeout: float = 5.0, tabs: list[Tab] | None = None) -> None:
         """Wait until every open page (or `tabs`) shows `version` (it came by the event stream)."""
         for tab in self.tabs if tabs is None else tabs:

@@ -84,7 +84,7 @@ async def test_first_load_weighs_at_most_150_kb(room: Room) -> None:
 
 async def test_telegram_theme_buttons_and_a_give_by_taps(room: Room) -> None:
     await room.harness.open_table(HUMANS[:3])
-    start = room.web.signer.start_payload(GROUP.key)
+    start = room.web.signer.start_payload(GROUP.key, await room.serial())
     tabs = [await room.open(telegram=u, start=start, lang="pl", scheme="dark") for u in HUMANS[:3]]
     by_seat = await seats(room, tabs)
     page = tabs[0].page
@@ -121,7 +121,7 @@ async def test_telegram_theme_buttons_and_a_give_by_taps(room: Room) -> None:
 
 async def test_without_telegrams_script_the_page_signs_in_from_the_url_fragment(room: Room) -> None:
     await room.harness.open_table(HUMANS[:3])
-    start = room.web.signer.start_payload(GROUP.key)
+    start = room.web.signer.start_payload(GROUP.key, await room.serial())
     # telegram-web-app.js answers 404: the page reads initData and the theme from #tgWebAppData=...
     tab = await room.open(telegram=HUMANS[1], start=start, lang="pl", scheme="dark", telegram_script=False)
     assert tab.seen.telegram_script == 1
@@ -192,7 +192,7 @@ async def test_csp_lets_the_page_load_telegrams_script_and_nothing_else_external
 async def test_forged_initdata_and_a_stale_move_are_refused_in_the_players_language(room: Room) -> None:
     russians = [dataclasses.replace(u, language="ru") for u in HUMANS[:3]]
     await room.harness.open_table(russians)
-    start = room.web.signer.start_payload(GROUP.key)
+    start = room.web.signer.start_payload(GROUP.key, await room.serial())
     forged = init_data(HUMANS[0], start, lang="pl", token="654321:another-bots-token")
     tab = await room.open(telegram=HUMANS[0], start=start, lang="pl", init=forged, wait=False)
     await tab.page.wait_for_selector("p.error")
@@ -215,7 +215,7 @@ async def test_forged_initdata_and_a_stale_move_are_refused_in_the_players_langu
 
 async def test_phone_screenshots_mid_trick_light_and_dark(room: Room, tmp_path: Path) -> None:
     await room.harness.open_table(HUMANS[:3])
-    start = room.web.signer.start_payload(GROUP.key)
+    start = room.web.signer.start_payload(GROUP.key, await room.serial())
     tabs = [await room.open(u) for u in HUMANS[:3]]
     by_seat = await seats(room, tabs)
     user_of = {s: HUMANS[tabs.index(t)] for s, t in by_seat.items()}

@@ -93,7 +93,7 @@ async def version(room: Room) -> int:
 @pytest.mark.parametrize("preset", ["polish", "estonian", "russian"])
 async def test_three_pages_play_a_whole_deal_by_taps(room: Room, preset: str) -> None:
     await room.harness.open_table(HUMANS[:3], preset=preset)
-    start = room.web.signer.start_payload(GROUP.key)
+    start = room.web.signer.start_payload(GROUP.key, await room.serial())
     tabs = [
         await room.open(telegram=HUMANS[0], start=start, lang="pl"),
         await room.open(HUMANS[1], lang="ru"),
