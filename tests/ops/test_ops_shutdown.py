@@ -8,7 +8,15 @@ import signal
 
 import pytest
 
-from bot.ops.shutdown import GracefulShutdown, ShuttingDown
+from bot.ops.shutdown import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_UNDELIVERED,
+    FLUSH_RESERVE,
+    STOP_WITHIN,
+    GracefulShutdown,
+    ShuttingDown,
+)
 
 
 async def test_in_flight_updates_finish_before_flush() -> None:
@@ -148,3 +156,49 @@ async def test_an_update_taken_before_the_stop_may_call_nested_updates() -> None
     report = await running
     await task
     assert done == ["handled"] and report.drained
+
+
+async def test_the_whole_sequence_ends_within_stop_within() -> None:
+    # A stuck update and a hanging hook: the drain leaves FLUSH_RESERVE to the hooks, and a hook gets
+    # at most what is left, so the orchestrator's grace period is never overrun.
+    stop = GracefulShutdown(drain_timeout=30, hook_timeout=30, stop_within=FLUSH_RESERVE + 0.3)
+    never = asyncio.Event()
+
+    async def stuck() -> None:
+        async with stop.update():
+            await never.wait()
+
+    async def hangs() -> None:
+        await asyncio.sleep(60)
+
+    stop.on_flush("hangs", hangs)
+    task = asyncio.create_task(stuck())
+    await asyncio.sleep(0)
+    report = await asyncio.wait_for(stop.shutdown(), FLUSH_RESERVE + 2)
+    assert not report.drained and report.failed_hooks == ["hangs"]
+    assert report.seconds < stop.stop_within + 0.2
+    assert stop.remaining() == 0.0
+    task.cancel()
+
+
+async def test_the_exit_status_says_whether_messages_were_lost() -> None:
+    assert STOP_WITHIN < 30  # inside Kubernetes' default grace period
+    clean = await GracefulShutdown().shutdown()
+    assert clean.exit_code == EXIT_OK == 0
+    failing = GracefulShutdown(hook_timeout=0.05)
+
+    async def broken() -> None:
+        raise RuntimeError("boom")
+
+    failing.on_flush("broken", broken)
+    assert (await failing.shutdown()).exit_code == EXIT_FAILED == 1
+    losing = GracefulShutdown()
+
+    async def loses() -> None:
+        losing.undelivered(0)
+        losing.undelivered(4)
+
+    losing.on_flush("outbox", loses)
+    losing.on_flush("broken", broken)
+    report = await losing.shutdown()
+    assert report.undelivered == 4 and report.exit_code == EXIT_UNDELIVERED == 3
