@@ -184,3 +184,34 @@ async def test_a_moved_table_keeps_its_players_indexes_alive(
         assert await store.tables_for_user("tg:1") == {new}
     finally:
         await store.close()
+
+
+@pytest.mark.parametrize("split", [False, True], ids=["atomic", "cluster-safe"])
+async def test_a_moved_table_leaves_no_key_without_a_ttl(
+    redis_url: str, redis_prefix: str, raw: aioredis.Redis, split: bool
+) -> None:
+    """A table moved to a new id (a group upgraded to a supergroup): the copy, its events, its chat index,
+    the old id's `moved` pointer and the players' indexes all expire, and once they did nothing is left."""
+    from bot.storage import Retention
+
+    store = RedisStore.from_url(
+        redis_url, prefix=redis_prefix, cluster_safe=split, retention=Retention(user_index_seconds=0.3)
+    )
+    old, new, users = "tg:-500", "tg:-100500", ["tg:1", "tg:2"]
+    try:
+        version = await store.save(
+            old, 0, "lobby", ttl_seconds=1.0, event="e1", chat_key=old, users_added=users
+        )
+        version = await store.save(old, version, "game", ttl_seconds=1.0, event="e2", chat_key=old)
+        await store.move_table(
+            old, new, version, "moved", ttl_seconds=1.0, chat_keys=(old, new), user_keys=users
+        )
+        assert await store.read_events(new) == ["e1", "e2"] and await store.moved_to(old) == new
+        alive = await lifetimes(raw, redis_prefix)
+        assert {"table", "stream", "chat", "moved", "user"} <= {kind_of(k) for k in alive}, alive
+        forever = sorted(k for k, ttl in alive.items() if ttl == -1)
+        assert forever == [], forever
+        await asyncio.sleep(1.3)
+        assert [k async for k in raw.scan_iter(match=f"{redis_prefix}:*")] == []
+    finally:
+        await store.close()

@@ -131,3 +131,35 @@ async def test_move_of_a_table_without_chat_or_deadline(store: Store) -> None:
     assert moved is not None and moved.document == '{"preset": "russian"}'
     assert await store.load(f"settings:{OLD}") is None
     assert await store.next_deadline() is None
+
+
+async def test_what_a_move_writes_expires_with_the_moved_table(store: Store) -> None:
+    """The moved table, its events, its chat index and the old id's `moved` pointer live as long as the
+    table's TTL: not for ever (nothing would ever clean them), not shorter (the pointer finds the table
+    for buttons drawn before the move)."""
+    version = await _table(store)
+    await store.move_table(
+        OLD, NEW, version, '{"id": "new"}', ttl_seconds=TTL, chat_keys=(OLD, NEW), user_keys=["tg:1", "tg:2"]
+    )
+    if isinstance(store, MemoryStore):
+        clock = store._clock
+        assert isinstance(clock, Clock)
+        clock.now += TTL - 1
+        assert await store.load(NEW) is not None and await store.read_events(NEW) == ["e1", "e2"]
+        assert await store.moved_to(OLD) == NEW and await store.table_for_chat(NEW) == NEW
+        clock.now += 2
+        assert await store.load(NEW) is None and await store.read_events(NEW) == []
+        assert await store.moved_to(OLD) is None and await store.table_for_chat(NEW) is None
+        return
+    assert isinstance(store, RedisStore)
+    keys = store.keys
+    raw = store._r  # the store's own client: on the cluster it finds each key's node
+    written = {
+        "table": keys.table(NEW),
+        "stream": keys.stream(NEW),
+        "chat": keys.chat(NEW),
+        "moved": keys.moved(OLD),
+    }
+    for kind, key in written.items():
+        left = int(await raw.pttl(key))
+        assert 0 < left <= TTL * 1000, f"{kind} ({key}): PTTL {left}"
