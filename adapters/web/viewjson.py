@@ -170,6 +170,9 @@ def view_json(
         return encode_payload(name, args, version, doc.id, tag)
 
     out["actions"], out["legal_cards"] = _actions(t, sv, legal, payload, [label.name for label in labels])
+    if doc.status == "finished":
+        # The final sheet's "Play again" (docs/SERVICE.md): the same seats and settings at a new table.
+        out["actions"] = [{"kind": "again", "label": t._("Play again"), "payload": payload("again", ())}]
     if legal:
         out["prompt"] = _prompt(t, sv, names, legal)
     elif pv.to_act >= 0 and not pv.finished and pv.to_act != seat:

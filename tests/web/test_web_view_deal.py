@@ -141,3 +141,19 @@ async def test_a_seat_is_named_once_and_the_give_says_what_it_does(solo: Harness
             continue
         assert await solo.play_turn(rng, {seat: ME}, sensible=True)
     raise AssertionError("never gave cards")
+
+
+async def test_the_view_carries_the_running_turns_deadline() -> None:
+    clock = Clock()
+    store = MemoryStore(clock=clock)
+    service = Service(store, quiet_settings(turn_seconds=90), handlers=Handlers, clock=clock)
+    harness = Harness(service, store, clock)
+    try:
+        await harness.open_table([ME], computers=2)
+        version, doc = await harness.doc()
+        assert doc is not None and doc.turn is not None
+        state = await harness.state()
+        view = view_json(doc, version, state, doc.seat_of(ME.key), "en")
+        assert view["turn_deadline"] == doc.turn.deadline == clock() + 90
+    finally:
+        await service.close()

@@ -297,6 +297,11 @@
   // deals that ended since (`recent`: their tricks and results): what this page has not shown yet is
   // queued in order, a deal's result after its last trick.
   function follow(before, v) {
+    if (before && before.status === "finished" && v.status !== "finished") {
+      // Play again: a new game at this table counts its deals from 1 again.
+      clearTimeout(shown.holdTimer);
+      Object.assign(shown, { count: {}, queue: [], hold: null, result: 0, panels: [] });
+    }
     const fresh = !before; // the first view of a page replays nothing: it shows the table as it is
     const add = (deal, tricks) => {
       for (let i = shown.count[deal] || 0; i < tricks.length && !fresh; i++) shown.queue.push({ deal, index: i, trick: tricks[i] });

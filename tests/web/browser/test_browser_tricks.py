@@ -9,7 +9,9 @@ A watcher in the page (a MutationObserver, installed by the test) records when e
 
 from __future__ import annotations
 
+import re
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -295,3 +297,48 @@ async def test_the_give_says_what_it_does_and_concede_asks_first(room: Room) -> 
     assert state.results and state.results[-1].ending == "concede"
     await page.wait_for_selector("#result:not([hidden])")
     assert "concedes" in await page.inner_text("#result .summary")
+
+
+async def test_play_again_from_the_page(room: Room) -> None:
+    await room.harness.open_table(HUMANS[:1], computers=2, preset="polish")
+    tab = await room.open(HUMANS[0])
+    serial = await room.serial()
+    assert await tab.page.locator('#actions button[data-kind="again"]').count() == 0
+    await room.harness.text(HUMANS[0], "/end")
+    _, doc = await room.harness.doc()
+    assert doc is not None and doc.status == "finished"
+    await tab.page.wait_for_selector('#actions button[data-kind="again"]')
+    await tab.page.locator('#actions button[data-kind="again"]').click()
+    # One person at the table: the new game starts at once, same seats, and the page follows it.
+    for _ in range(100):
+        _, doc = await room.harness.doc()
+        if doc is not None and doc.serial != serial and doc.status == "game":
+            break
+        await tab.page.wait_for_timeout(50)
+    assert doc is not None and doc.serial != serial and doc.status == "game"
+    assert sum(s.kind == "ai" for s in doc.seats) == 2
+    version, _ = await room.harness.doc()
+    await room.settle(int(version))
+    assert await tab.page.locator("#hand svg.card").count() >= 7
+    assert await tab.page.get_attribute("#app", "data-deal") == "1"
+
+
+async def test_a_running_turn_shows_its_countdown(room: Room) -> None:
+    await room.harness.open_table(HUMANS[:1], computers=2, preset="polish")
+    tab = await room.open(HUMANS[0], live=False)
+    assert await tab.page.locator("#timer:not([hidden])").count() == 0  # no turn time: no countdown
+    deadline = time.time() + 42
+
+    async def timed(route: Route) -> None:  # the view of a table with a running turn
+        response = await route.fetch()
+        view = await response.json()
+        await route.fulfill(response=response, json=dict(view, turn_deadline=deadline))
+
+    await tab.page.route("**/api/view*", timed)
+    await tab.page.reload()
+    await tab.page.wait_for_selector("#timer:not([hidden])")
+    first = await tab.page.inner_text("#timer")
+    assert re.fullmatch(r"⏱ 0:4[0-2]", first), first
+    await tab.page.wait_for_timeout(2100)
+    later = await tab.page.inner_text("#timer")
+    assert re.fullmatch(r"⏱ 0:[34]\d", later) and later < first, (first, later)
