@@ -57,14 +57,18 @@ def replay(
 def check_config(
     platform: str | None = typer.Option(None, help="telegram or discord: also require what that bot needs."),
     env_file: Path = typer.Option(Path(".env"), help="Read this file too, if it exists."),
+    strict: bool = typer.Option(
+        False, "--strict", help="Also fail on variables that look like settings but are none (REDIS_ULR)."
+    ),
 ) -> None:
     """Validate the settings (environment and .env) without starting anything. Secrets are never shown.
 
-    Exit status 0 when a process could start, 2 when a value is missing or malformed (one line each).
+    Exit status 0 when a process could start, 2 when a value is missing or malformed (one line each), or
+    with --strict when a variable looks like a setting but is none.
     """
     from bot.ops.commands import check_config as run
 
-    raise typer.Exit(run(platform, env_file))
+    raise typer.Exit(run(platform, env_file, strict=strict))
 
 
 @app.command()

@@ -13,6 +13,7 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.i18n import LANGUAGES
+from core.rules import PRESETS
 
 AI_LEVELS = ("easy", "medium", "hard")
 """Computer levels a chat may choose (the names of `core.ai.LEVELS`)."""
@@ -140,6 +141,15 @@ class Settings(BaseSettings):
     def _language(cls, value: str) -> str:
         if value not in LANGUAGES:
             raise ValueError(f"unsupported language {value!r} (supported: {', '.join(LANGUAGES)})")
+        return value
+
+    @field_validator("default_preset")
+    @classmethod
+    def _preset(cls, value: str) -> str:
+        # Checked here, not when the first table opens: a typo would otherwise pass check-config and
+        # every new table in a chat without its own preset would fail with "Unknown preset".
+        if value not in PRESETS:
+            raise ValueError(f"unknown preset {value!r} (known: {', '.join(PRESETS)})")
         return value
 
     @field_validator("default_ai_level")

@@ -6,11 +6,19 @@ Exit status: 0 fine, 1 (doctor) something would lose games, 2 the settings or th
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TextIO
 
-from bot.ops.config import ConfigError, Platform, check_settings, describe, load_settings
+from bot.ops.config import (
+    ConfigError,
+    Platform,
+    check_settings,
+    describe,
+    load_settings,
+    unknown_variables,
+)
 from bot.ops.doctor import run_doctor
 
 __all__ = ["check_config", "doctor"]
@@ -31,14 +39,21 @@ def check_config(
     platform: str | None,
     env_file: Path | None,
     *,
+    strict: bool = False,
     out: TextIO | None = None,
     err: TextIO | None = None,
 ) -> int:
-    """Validate the settings as `platform`'s process would at start; print them (secrets hidden)."""
+    """Validate the settings as `platform`'s process would at start; print them (secrets hidden).
+
+    Variables that look like settings but are none (REDIS_ULR) are warned about first, since they often
+    explain the errors that follow; with `strict` they make the check fail too."""
     out, err = out or sys.stdout, err or sys.stderr
     ok, chosen = _platform(platform, err)
     if not ok:
         return 2
+    unknown = unknown_variables(os.environ, env_file)
+    for line in unknown:
+        print(f"thousand: {'' if strict else 'warning: '}{line}", file=err)
     try:
         settings = load_settings(env_file)
     except ConfigError as exc:
@@ -50,10 +65,14 @@ def check_config(
         for line in problems:
             print(f"thousand: {line}", file=err)
         return 2
+    if strict and unknown:
+        print(f"thousand: --strict: {len(unknown)} unknown variable(s) above", file=err)
+        return 2
     for line in describe(settings):
         print(line, file=out)
     store = "redis" if settings.redis_url else "memory (games are lost when the process stops)"
-    print(f"config ok for {chosen or 'any front end'}; store: {store}", file=out)
+    ignored = f"; {len(unknown)} unknown variable(s) ignored (see above)" if unknown else ""
+    print(f"config ok for {chosen or 'any front end'}; store: {store}{ignored}", file=out)
     return 0
 
 

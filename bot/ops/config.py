@@ -8,11 +8,14 @@ process needs TELEGRAM_TOKEN, a webhook needs its secret...), and describes the 
 
 from __future__ import annotations
 
+import difflib
 import logging
+import os
 import re
-from collections.abc import Iterable
+import sys
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TextIO
 from urllib.parse import urlsplit
 
 from pydantic import SecretStr, ValidationError
@@ -33,6 +36,7 @@ __all__ = [
     "secrets_of",
     "shard_ids",
     "startup_settings",
+    "unknown_variables",
 ]
 
 Platform = Literal["telegram", "discord"]
@@ -79,7 +83,8 @@ def load_settings(env_file: Path | str | None = ".env", **values: Any) -> Settin
         lines = []
         for err in exc.errors(include_url=False):
             field = str(err["loc"][0]) if err["loc"] else ""
-            lines.append(f"{_env_name(err['loc'])}: {err['msg']}{_shown(field, err.get('input'))}")
+            message = err["msg"].removeprefix("Value error, ")
+            lines.append(f"{_env_name(err['loc'])}: {message}{_shown(field, err.get('input'))}")
         raise ConfigError(lines) from None
     except SettingsError as exc:
         # pydantic-settings names the field: "error parsing value for field "x" from source ..."
@@ -161,10 +166,12 @@ def check_settings(settings: Settings, platform: Platform | None = None) -> list
             problems.append("TELEGRAM_WEBHOOK_SECRET: missing (required with TELEGRAM_WEBHOOK_URL)")
         elif not _WEBHOOK_SECRET.fullmatch(secret):
             problems.append("TELEGRAM_WEBHOOK_SECRET: 1-256 characters of A-Z, a-z, 0-9, _ and - only")
-        try:
-            parse_listen(settings.telegram_webhook_listen)
-        except ValueError as exc:
-            problems.append(f"TELEGRAM_WEBHOOK_LISTEN: {exc} (got {settings.telegram_webhook_listen!r})")
+    # Checked even without a webhook URL: a malformed value would otherwise surface only on the day
+    # webhook mode is switched on.
+    try:
+        parse_listen(settings.telegram_webhook_listen)
+    except ValueError as exc:
+        problems.append(f"TELEGRAM_WEBHOOK_LISTEN: {exc} (got {settings.telegram_webhook_listen!r})")
 
     problems.extend(_web_problems(settings))
     link = _secret(settings.link_secret)
@@ -299,12 +306,74 @@ def describe(settings: Settings) -> list[str]:
     return lines
 
 
-def startup_settings(platform: Platform | None, env_file: Path | str | None = ".env") -> Settings:
+def startup_settings(
+    platform: Platform | None, env_file: Path | str | None = ".env", *, warn: TextIO | None = None
+) -> Settings:
     """Load and check for `platform`; raise `ConfigError` listing every problem. The adapters' mains call
-    this first and exit on error (see `bot.cli`)."""
+    this first and exit on error (see `bot.cli`). Variables that look like settings but are none are
+    printed to `warn` (stderr) first, as warnings: logging is not set up yet, and a misspelled name
+    often explains the error that follows ("TELEGRAM_TOKNE" before "TELEGRAM_TOKEN: missing")."""
+    for line in unknown_variables(os.environ, env_file):
+        print(f"thousand: warning: {line}", file=warn or sys.stderr)
     settings = load_settings(env_file)
     problems = check_settings(settings, platform)
     if problems:
         raise ConfigError(problems)
     logging.getLogger(__name__).debug("settings checked for %s", platform or "no platform")
     return settings
+
+
+OTHER_VARIABLES: Final = frozenset({"TELEGRAM_API_URL", "TELEGRAM_LIMITS"})
+"""Read by `thousand telegram` itself rather than through `Settings` (docs/OPERATIONS.md)."""
+_OUR_PREFIX: Final = "THOUSAND_"
+"""Not a prefix of any setting, but one an operator may well guess (THOUSAND_REDIS_URL)."""
+_NOT_OURS: Final = re.compile(
+    # Kubernetes service links (a Service `redis` gives REDIS_SERVICE_HOST, REDIS_PORT_6379_TCP_ADDR...)
+    # and docker compose's own variables in the same .env file.
+    r"[A-Z0-9_]+_(SERVICE_HOST|SERVICE_PORT(_[A-Z0-9_]+)?|PORT|PORT_\d+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)"
+    r"|COMPOSE_[A-Z0-9_]+"
+)
+_CLOSE: Final = 0.85
+"""difflib ratio above which a name without one of our prefixes is still taken for a misspelling."""
+
+
+def known_variables() -> frozenset[str]:
+    """Every environment variable thousand reads (upper case; the settings are case-insensitive)."""
+    return frozenset(name.upper() for name in Settings.model_fields) | OTHER_VARIABLES
+
+
+def _env_file_names(env_file: Path | str | None) -> list[str]:
+    if env_file is None or not Path(env_file).is_file():
+        return []
+    from dotenv import dotenv_values
+
+    return [name for name in dotenv_values(env_file) if name]
+
+
+def unknown_variables(environ: Mapping[str, str], env_file: Path | str | None = ".env") -> list[str]:
+    """One line for each variable (in `environ` or `env_file`) that looks like a setting but is none:
+    it starts like one of ours (REDIS_, TELEGRAM_, WEB_... or THOUSAND_) or is spelled almost like one.
+    Such a value is silently ignored by `Settings`, so a misspelled REDIS_URL would run on the memory
+    store with nothing but a note. Names only: a value (perhaps a token) is never quoted."""
+    known = known_variables()
+    prefixes = tuple({name.split("_")[0] + "_" for name in known} | {_OUR_PREFIX})
+    sources = [(name, "") for name in environ] + [
+        (name, f" (in {env_file})") for name in _env_file_names(env_file)
+    ]
+    lines: dict[str, str] = {}
+    for name, where in sources:
+        upper = name.upper()
+        if upper in known or upper in lines or _NOT_OURS.fullmatch(upper):
+            continue
+        bare = upper.removeprefix(_OUR_PREFIX)
+        close = difflib.get_close_matches(bare, known, n=1, cutoff=0.7)
+        if not upper.startswith(prefixes) and not difflib.get_close_matches(upper, known, n=1, cutoff=_CLOSE):
+            continue
+        if bare in known:
+            hint = f"did you mean {bare}? (settings have no prefix; REDIS_PREFIX separates deployments)"
+        elif close:
+            hint = f"did you mean {close[0]}?"
+        else:
+            hint = "the settings are listed in docs/OPERATIONS.md"
+        lines[upper] = f"{name}{where}: not a setting of thousand, ignored; {hint}"
+    return [lines[name] for name in sorted(lines)]
