@@ -173,3 +173,46 @@ async def test_a_secret_move_typed_in_the_group_is_refused_and_deleted(rig: Rig)
         pointer = translator("en")._(ERRORS["secret_in_group"])
         replies = [m.content for m in fake.bot_messages(club)] + [m.content for m in fake.bot_messages(alice)]
         assert any(pointer in text for text in replies)
+
+
+def _other_char(c: str) -> str:
+    return "A" if c != "A" else "B"
+
+
+async def test_her_own_link_retargeted_or_retouched_is_refused(rig: Rig) -> None:
+    """Eve pressed Join in her own group and holds a link signed for her. Edited to name «Secret club»
+    (ids are no secret), or with one character of its signature changed (the first, the middle, the
+    last: the whole signature is compared, not a part of it), it is refused like any stranger's: she is
+    not seated anywhere and neither group hears of it. The link as it was still seats her."""
+    fake = rig.fake
+    club, _alice, _bob, _mallory = await _club(rig)
+    before = await _stored(rig, club)
+    eve, host = fake.add_user("Eve"), fake.add_user("Host")
+    hers = rig.group("Eve's", [eve, host], admins=[host])
+    fake.user_starts_bot(host)
+    await rig.settle()
+    await rig.say(hers, host, "/new")
+    lobby = lobby_message(fake, hers)
+    query = fake.callback_query(await rig.press(hers, eve, lobby, button(lobby, "j")))
+    assert query.url is not None
+    payload = query.url.split("start=", 1)[1]
+    assert payload.startswith(f"j{hers.id}_")
+    mac_at = len(payload) - 16  # the signature: the last 16 characters
+    retouched = [
+        payload[:i] + _other_char(payload[i]) + payload[i + 1 :]
+        for i in (mac_at, mac_at + 8, len(payload) - 1)
+    ]
+    retargeted = payload.replace(str(hers.id), str(club.id), 1)
+    in_club, in_hers = len(fake.bot_messages(club)), len(fake.bot_messages(hers))
+    for forged in (retargeted, *retouched):
+        rig.acted()
+        fake.user_starts_bot(eve, forged)
+        await rig.settle()
+    assert _texts(rig, eve, 0) == [translator("en")._(BAD_LINK)] * 4
+    assert await _stored(rig, club) == before
+    assert len(fake.bot_messages(club)) == in_club and len(fake.bot_messages(hers)) == in_hers
+    assert [s.name for s in (await Table(rig, hers, {}).doc()).seats] == ["Host"]
+    rig.acted()
+    fake.user_starts_bot(eve, payload)
+    await rig.settle()
+    assert [s.name for s in (await Table(rig, hers, {}).doc()).seats] == ["Host", "Eve"]
