@@ -22,7 +22,11 @@ AI_LEVELS = ("easy", "medium", "hard")
 class Settings(BaseSettings):
     """Process settings. Environment variables use the field names in upper case, no prefix."""
 
-    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+    # env_ignore_empty: `DISCORD_TOKEN=` (as deploy/.env.example leaves the bot not run) means unset, not
+    # an empty token that stops the Telegram process sharing the file.
+    model_config = SettingsConfigDict(
+        env_file=".env", env_file_encoding="utf-8", extra="ignore", env_ignore_empty=True
+    )
 
     # Connections
     redis_url: str | None = Field(None, description="Redis URL; without it the memory store is used.")

@@ -239,3 +239,22 @@ def test_a_process_starting_warns_about_look_alikes_before_its_errors(
     warn = io.StringIO()
     assert startup_settings("telegram", None, warn=warn).telegram_token is not None  # a warning only
     assert "TELEGRAM_TOKNE" in warn.getvalue()
+
+
+# --- empty values ----------------------------------------------------------------------------------------
+
+
+def test_an_empty_value_means_unset(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """deploy/.env.example leaves the token of a bot not run empty (`DISCORD_TOKEN=`); the Telegram process
+    reading the same file must start (before: "DISCORD_TOKEN: not a bot token")."""
+    env = tmp_path / ".env"
+    env.write_text(f"TELEGRAM_TOKEN={TG}\nDISCORD_TOKEN=\nPUBLIC_URL=\n")
+    monkeypatch.setenv("TELEGRAM_WEBAPP_URL", "")
+    out, err = io.StringIO(), io.StringIO()
+    assert check_config("telegram", env, out=out, err=err) == 0, err.getvalue()
+    assert {"DISCORD_TOKEN=unset", "PUBLIC_URL=unset", "TELEGRAM_WEBAPP_URL=unset"} <= set(
+        out.getvalue().splitlines()
+    )
+    out, err = io.StringIO(), io.StringIO()
+    assert check_config("discord", env, out=out, err=err) == 2
+    assert err.getvalue() == "thousand: DISCORD_TOKEN: missing (the bot token from the Developer Portal)\n"
