@@ -7,7 +7,8 @@ see nothing, and the table must stay as it was (byte for byte).
 
 from __future__ import annotations
 
-from fakes.telegram import FakeChat, FakeUser
+from fakes.telegram import FakeChat, FakeMessage, FakeUser
+from fakes.telegram.models import CallbackQueryRecord
 from tgkit import Rig, Table, button, lobby_message
 
 from adapters.telegram.i18n import BAD_LINK
@@ -216,3 +217,54 @@ async def test_her_own_link_retargeted_or_retouched_is_refused(rig: Rig) -> None
     fake.user_starts_bot(eve, payload)
     await rig.settle()
     assert [s.name for s in (await Table(rig, hers, {}).doc()).seats] == ["Host", "Eve"]
+
+
+def _forge_press(rig: Rig, person: FakeUser, message: FakeMessage, data: str) -> str:
+    """A callback query with any data on a message the person sees: what a modified client can send
+    (the Bot API warns that `data` need not be on any button of the message)."""
+    world = rig.fake._world
+    query = CallbackQueryRecord(
+        id=world.new_query_id(),
+        user=person,
+        chat=message.chat,
+        message=message,
+        data=data,
+        created_at=world.clock(),
+    )
+    world.callback_queries[query.id] = query
+    update = {
+        "id": query.id,
+        "from": person.to_api(),
+        "message": message.to_api(),
+        "chat_instance": world.chat_instance(message.chat),
+        "data": data,
+    }
+    rig.acted()
+    world.enqueue("callback_query", update)
+    return query.id
+
+
+async def test_a_press_with_odd_digits_in_its_payload_is_refused_clearly(rig: Rig) -> None:
+    """Bob's client sends the lobby's Join payload with its version in superscript digits (`isdigit()`
+    is true for them, `int()` refuses them), in another script's digits, or with a newline: each press is
+    answered "This button is not valid.", the table is unchanged and the group sees nothing."""
+    fake = rig.fake
+    club, _alice, bob, _mallory = await _club(rig)
+    before = await _stored(rig, club)
+    in_club = len(fake.bot_messages(club))
+    lobby = lobby_message(fake, club)
+    real = button(lobby, "j")
+    head, args, version, table = real.split(":", 3)
+    forged = [
+        f"{head}:{args}:{version}²:{table}",
+        f"{head}:{args}:{'³' * len(version)}:{table}",
+        f"{head}:{args}:{'٤' * len(version)}:{table}",
+        f"{head}:{args}:{version}:{table}\n",
+    ]
+    for data in forged:
+        assert len(data.encode()) <= 64
+        query = fake.callback_query(_forge_press(rig, bob, lobby, data))
+        await rig.settle()
+        assert query.answered and query.text == translator("en")._(ERRORS["invalid_button"]), data
+    assert await _stored(rig, club) == before
+    assert len(fake.bot_messages(club)) == in_club
