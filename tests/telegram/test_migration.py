@@ -134,7 +134,9 @@ async def test_upgrade_mid_deal_with_the_service_messages(any_rig: Rig) -> None:
         assert await rig.store.tables_for_user(f"tg:{user.id}") == {new_id}
     settings = await rig.store.load(f"settings:{new_id}")
     assert settings is not None and ChatSettings.model_validate_json(settings.document).turn_seconds == 90
-    assert await rig.store.next_deadline() is not None  # the turn deadline moved with the table
+    # The turn deadline moved with the table: under the new id, none left under the old one (the timer
+    # would fire for a table that is gone, and the game would wait for ever).
+    assert await rig.store.tables_with_deadlines(10) == [new_id]
     # The group sees the table at once in the new chat; nothing more reached the old one.
     assert [_table_of(d) for m in fake.bot_messages(new) for d in m.callback_data][:1] == [new_id]
     assert all(not m.from_bot for m in fake.all_messages(old)[before_old:])
@@ -203,6 +205,7 @@ async def test_upgrade_mid_deal_when_the_service_messages_are_lost(rig: Rig) -> 
             break
     else:
         raise AssertionError("the table never moved")
+    assert await rig.store.tables_with_deadlines(10) == [f"tg:{new.id}"]
     table.button_share = 0.7
     await _finish_in(table, new, people)
     refused = [c for c in fake.calls[before_calls:] if c.description == UPGRADED]
