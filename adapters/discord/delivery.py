@@ -87,10 +87,15 @@ def _turn_of(message: Message) -> str | None:
     return hashlib.sha1("\n".join(payloads).encode()).hexdigest()[:16]
 
 
-def _turn_version(value: str | None) -> int:
-    """The table version of an `@turn` reference (-1 when there is none)."""
-    head = (value or "").partition(":")[0]
-    return int(head) if head.isdigit() else -1
+def _turn_version(value: str | None, serial: str | None) -> int:
+    """The table version of an `@turn` reference (`<version>:<who>:<serial>`); -1 when there is none, or
+    when it is another game's (a chat's next game counts its versions from 1 again)."""
+    parts = (value or "").split(":")
+    if not parts[0].isdigit():
+        return -1
+    if serial and len(parts) > 2 and parts[2] and parts[2] != serial:
+        return -1
+    return int(parts[0])
 
 
 def _table_id(channel_id: int) -> str:
@@ -195,6 +200,9 @@ class Outbox:
         self.metrics = metrics
         self.clock = clock
         self.latest = LatestOnly()
+        self.handover: Callable[[Message], Awaitable[None]] | None = None
+        """Called with a channel message the budget refused (`handover.install`: a stopping process keeps
+        it in the store for the next one)."""
 
     # --- entry point --------------------------------------------------------------------------------
 
@@ -486,8 +494,10 @@ class Outbox:
         if m.key is None:
             if await self.budget.acquire(channel_id):
                 await self._post(channel_id, body)
+            elif self.handover is not None:
+                await self.handover(m)
             if m.kind == "final":
-                await self._drop_ping(channel_id)
+                await self._drop_ping(channel_id, m)
             return
         key = m.key
         lock_key = (channel_id, key)
@@ -501,6 +511,8 @@ class Outbox:
                     return  # drawn before what is on screen (another process was faster)
                 wanted = (lambda: self.latest.is_latest(lock_key, ticket)) if edit_only else (lambda: True)
                 if not await self.budget.acquire(channel_id, wanted):
+                    if self.handover is not None:
+                        await self.handover(m)
                     return
                 refs = await self.refs.channel(channel_id)
                 if self._outdated(refs, m):
@@ -523,7 +535,7 @@ class Outbox:
         finally:
             self.latest.done(lock_key, ticket)
         if m.kind == "final":
-            await self._drop_ping(channel_id)
+            await self._drop_ping(channel_id, m)
 
     async def _post(
         self,
@@ -589,7 +601,7 @@ class Outbox:
         if hand is not None and await self._followup(hand.token, render(m, in_place=True)):
             return
         if m.kind == "warning":
-            await self._ping(channel_id, uid, channel_lang, L.HURRY, turn=None, version=m.version)
+            await self._ping(channel_id, uid, channel_lang, L.HURRY, turn=None, of=m)
 
     async def _other_hand(
         self, uid: int, m: Message, channel_id: int | None, channel_lang: str | None
@@ -597,7 +609,7 @@ class Outbox:
         turn = _turn_of(m) if m.notify else None
         if await self.refs.wants_dm(uid) and await self._dm(uid, m, None, turn=turn, channel_id=channel_id):
             if turn is not None and channel_id is not None:
-                await self._turn_elsewhere(channel_id, m.version)
+                await self._turn_elsewhere(channel_id, m)
             return  # a new DM notifies by itself
         if channel_id is None:
             return
@@ -616,7 +628,7 @@ class Outbox:
                 else:
                     await self.refs.forget_hand(uid, channel_id)
         if turn is not None:
-            await self._ping(channel_id, uid, channel_lang, L.YOUR_TURN, turn=turn, version=m.version)
+            await self._ping(channel_id, uid, channel_lang, L.YOUR_TURN, turn=turn, of=m)
 
     async def _ping(
         self,
@@ -626,7 +638,7 @@ class Outbox:
         text: str,
         *,
         turn: str | None,
-        version: int | None,
+        of: Message,
     ) -> None:
         """Mention the user in the channel once per turn, with the My hand button; the old ping goes first,
         so that the channel holds one ping at most.
@@ -639,7 +651,8 @@ class Outbox:
         and a ping drawn for a turn older than the one announced meanwhile (`@turn`, by any process) is
         dropped. The old ping is taken out of `@ping` by an atomic swap, and only the one who took it out
         deletes it: each ping is deleted exactly once, whichever processes ping the channel."""
-        if not await self._announce(channel_id, version, str(uid)):
+        version, serial = of.version, of.serial
+        if not await self._announce(channel_id, of, str(uid)):
             return
         slot = (channel_id, PING)
         ticket = self.latest.ticket(slot)
@@ -647,22 +660,25 @@ class Outbox:
             async with self.latest.lock(slot):
                 if not self.latest.is_latest(slot, ticket):
                     return  # a later ping of this channel is queued behind us
-                if self._ping_done(await self.refs.channel(channel_id), uid, turn, version):
+                if self._ping_done(await self.refs.channel(channel_id), uid, turn, version, serial):
                     return
                 # The old ping goes first, before the wait: it names someone who no longer has to act,
                 # and the new one is posted the moment the budget allows (a deletion between the two
                 # would delay the post past its slot).
-                if not await self._take_ping(channel_id, version):
+                if not await self._take_ping(channel_id, of):
                     return
-                if not await self.budget.acquire(channel_id, lambda: self.latest.is_latest(slot, ticket)):
-                    return
-                refs = await self.refs.channel(channel_id)
-                if self._ping_done(refs, uid, turn, version):
-                    return
-                # Again right before the post: another process may have pinged while we waited.
-                posted_meanwhile = PingRef.parse(refs.get(PING)) is not None
-                if posted_meanwhile and not await self._take_ping(channel_id, version):
-                    return
+                while True:
+                    if not await self.budget.acquire(channel_id, lambda: self.latest.is_latest(slot, ticket)):
+                        return
+                    refs = await self.refs.channel(channel_id)
+                    if self._ping_done(refs, uid, turn, version, serial):
+                        return
+                    if PingRef.parse(refs.get(PING)) is None:
+                        break
+                    # Another process pinged while we waited: its ping goes first, and the post waits for
+                    # a slot again (a deletion between a slot and its post would send the post late).
+                    if not await self._take_ping(channel_id, of):
+                        return
                 lang = lang or refs.get(LANG) or "en"
                 lab = L.labels(lang)
                 body = Body(
@@ -672,40 +688,44 @@ class Outbox:
                 mentions = discord.AllowedMentions(users=[discord.Object(uid)])
                 message_id = await self._post(channel_id, body, mentions)
                 if message_id is not None:
-                    await self._put_ping(channel_id, PingRef(message_id, uid, turn or "-", version))
+                    ping = PingRef(message_id, uid, turn or "-", version, serial or "")
+                    await self._put_ping(channel_id, ping)
         finally:
             self.latest.done(slot, ticket)
 
-    async def _announce(self, channel_id: int, version: int | None, who: str) -> bool:
+    async def _announce(self, channel_id: int, of: Message, who: str) -> bool:
         """Record in `@turn` (before any wait) that the turn of table version `version` is being announced;
         False when a later turn was announced already (by this process or another)."""
+        version = of.version
         if version is None:
             return True
-        announced = await self.refs.set_channel(channel_id, TURN, f"{version}:{who}")
-        if _turn_version(announced) > version:
+        announced = await self.refs.set_channel(channel_id, TURN, f"{version}:{who}:{of.serial or ''}")
+        if _turn_version(announced, of.serial) > version:
             await self.refs.set_channel(channel_id, TURN, announced or "")
             return False
         return True
 
     @staticmethod
-    def _ping_done(refs: dict[str, str], uid: int, turn: str | None, version: int | None) -> bool:
+    def _ping_done(
+        refs: dict[str, str], uid: int, turn: str | None, version: int | None, serial: str | None
+    ) -> bool:
         """This turn was pinged already, or a later turn was announced (the ping would name someone who no
         longer has to act)."""
-        if version is not None and _turn_version(refs.get(TURN)) > version:
+        if version is not None and _turn_version(refs.get(TURN), serial) > version:
             return True
         current = PingRef.parse(refs.get(PING))
         if current is None:
             return False
-        if current.newer_than(version):
+        if current.newer_than(version, serial):
             return True
         return turn is not None and current.user_id == uid and current.turn == turn
 
-    async def _take_ping(self, channel_id: int, version: int | None) -> bool:
+    async def _take_ping(self, channel_id: int, of: Message) -> bool:
         """Take the channel's ping out of `@ping` and delete it (before the next is posted: one ping at most
-        in the channel). False, with the ping left in place, when it is newer than `version`."""
+        in the channel). False, with the ping left in place, when it is newer than `of`."""
         taken = await self.refs.set_channel(channel_id, PING, CLAIMED)
         old = PingRef.parse(taken)
-        if old is not None and old.newer_than(version):
+        if old is not None and old.newer_than(of.version, of.serial):
             await self._put_ping(channel_id, old)
             return False
         if old is not None:
@@ -717,23 +737,26 @@ class Outbox:
         by us, or, when it is newer than ours, put back while ours is deleted."""
         keep = ping
         taken = PingRef.parse(await self.refs.set_channel(channel_id, PING, ping.dump()))
-        while taken is not None and taken.newer_than(keep.version):
+        while taken is not None and taken.newer_than(keep.version, keep.serial):
             keep = taken
             taken = PingRef.parse(await self.refs.set_channel(channel_id, PING, keep.dump()))
         if taken is not None and taken.message_id != keep.message_id:
             await self._delete(channel_id, taken.message_id)
 
-    async def _turn_elsewhere(self, channel_id: int, version: int | None) -> None:
+    async def _turn_elsewhere(self, channel_id: int, of: Message) -> None:
         """A turn was announced without a channel ping (by DM): the channel's older ping names someone who
         no longer has to act, so it goes now (the next ping would have deleted it anyway)."""
-        if not await self._announce(channel_id, version, "-"):
+        if not await self._announce(channel_id, of, "-"):
             return
         async with self.latest.lock((channel_id, PING)):
             current = PingRef.parse((await self.refs.channel(channel_id)).get(PING))
-            if current is not None and not current.newer_than(version):
-                await self._take_ping(channel_id, version)
+            if current is not None and not current.newer_than(of.version, of.serial):
+                await self._take_ping(channel_id, of)
 
-    async def _drop_ping(self, channel_id: int) -> None:
+    async def _drop_ping(self, channel_id: int, final: Message) -> None:
+        """The game is over: its last ping goes, and a ping still waiting for the budget (in any process)
+        is not posted after it (`@turn` holds the final message's version)."""
+        await self._announce(channel_id, final, "end")
         async with self.latest.lock((channel_id, PING)):
             old = PingRef.parse(await self.refs.set_channel(channel_id, PING, CLAIMED))
             if old is not None:
@@ -893,4 +916,4 @@ class Outbox:
         if channel_id is None and reply is not None and not reply.in_dm:
             channel_id = reply.interaction.channel_id
         if channel_id is not None:
-            await self._ping(channel_id, uid, None, L.DM_CLOSED, turn=turn, version=m.version)
+            await self._ping(channel_id, uid, None, L.DM_CLOSED, turn=turn, of=m)

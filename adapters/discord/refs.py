@@ -6,10 +6,10 @@ Scopes (all under the `discord:` platform prefix):
 - `discord:chan:<channel id>`: message key -> `<message id>:<table version>` of the channel message sent for
   it (edited in place; an edit drawn from an older version than the one shown is dropped);
   `@<kind>` -> the key of the latest message of that kind (so the one before it can be forgotten);
-  `@ping` -> the current turn ping (`PingRef`: `<message id>:<user id>:<turn>:<table version>`), swapped
-  atomically, so that whoever takes a ping out of it deletes that ping (each exactly once);
-  `@turn` -> `<table version>:<user id>`, the latest turn announced in the channel (a ping drawn for an
-  older one is dropped after its wait).
+  `@ping` -> the current turn ping (`PingRef`: `<message id>:<user id>:<turn>:<version>:<serial>`),
+  swapped atomically, so that whoever takes a ping out of it deletes that ping (each exactly once);
+  `@turn` -> `<table version>:<user id>:<serial>`, the latest turn announced in the channel (a ping drawn
+  for an older one is dropped after its wait).
 - `discord:dm:<user id>`: message key -> `<channel id>:<message id>:<table version>` of the DM sent for it.
 - `discord:tok:<user id>`: per channel, the user's latest ephemeral hand there and the interaction token
   that can edit it (`hand:<channel id>` -> JSON). Interaction tokens live 15 minutes.
@@ -68,6 +68,8 @@ class PingRef:
     user_id: int
     turn: str = "-"
     version: int | None = None
+    serial: str = ""
+    """The game (`Message.serial`) the version counts in: a chat's next game counts from 1 again."""
 
     @classmethod
     def parse(cls, value: str | None) -> PingRef | None:
@@ -77,15 +79,19 @@ class PingRef:
         parts = value.split(":")
         try:
             version = int(parts[3]) if len(parts) > 3 and parts[3] else None
-            return cls(int(parts[0]), int(parts[1]), parts[2] if len(parts) > 2 else "-", version)
+            serial = parts[4] if len(parts) > 4 else ""
+            return cls(int(parts[0]), int(parts[1]), parts[2] if len(parts) > 2 else "-", version, serial)
         except (ValueError, IndexError):
             return None
 
     def dump(self) -> str:
         version = "" if self.version is None else str(self.version)
-        return f"{self.message_id}:{self.user_id}:{self.turn}:{version}"
+        return f"{self.message_id}:{self.user_id}:{self.turn}:{version}:{self.serial}"
 
-    def newer_than(self, version: int | None) -> bool:
+    def newer_than(self, version: int | None, serial: str | None = None) -> bool:
+        """Drawn from a later state of the same game than `version` (another game's ping is never newer)."""
+        if serial and self.serial and serial != self.serial:
+            return False
         return version is not None and self.version is not None and self.version > version
 
 

@@ -53,12 +53,15 @@ E2E = BotConfig(ack_after=1.0, channel_limit=5, channel_window=5.0 / SPEEDUP)
 
 
 def speed_up(fake: FakeDiscord, factor: float = SPEEDUP) -> None:
-    """Scale the fake's per-channel message limits like `E2E` scales the bot's budget."""
+    """Scale the fake's per-channel message limits like `E2E` scales the bot's budget (deletions too: 5 per
+    second at Discord, which a game at ten times the pace of pings would exceed where Discord's never
+    does)."""
     for route in (
         "POST /channels/{channel_id}/messages",
         "PATCH /channels/{channel_id}/messages/{message_id}",
     ):
         fake.ratelimits.set_route_limit(route, 5, 5.0 / factor)
+    fake.ratelimits.set_route_limit("DELETE /channels/{channel_id}/messages/{message_id}", 5, 1.0 / factor)
 
 
 def settings(**values: Any) -> Settings:
@@ -615,6 +618,17 @@ class Shown:
                     self.results[text] = m.version
             return body
 
+        deliver = outbox.deliver
+
+        async def delivering(messages: Sequence[Any], reply: Any = None) -> None:
+            # A deal's result is known from the moment its call delivers, before any body is drawn: a hand
+            # shown ahead of it is then caught even when the result's body comes last.
+            for m in messages:
+                if m.kind == "result" and m.version is not None:
+                    record(m, channel_body(m))
+            await deliver(messages, reply)
+
+        outbox.deliver = delivering  # type: ignore[method-assign]
         outbox._channel_body = lambda m: record(m, channel_body(m))  # type: ignore[method-assign]
         outbox._hand_body = lambda m, *, dm: record(m, hand_body(m, dm=dm))  # type: ignore[method-assign]
 
@@ -705,7 +719,10 @@ def assert_pings_deleted_once(fake: FakeDiscord, watch: Watch) -> int:
         if r.route == "DELETE /channels/{channel_id}/messages/{message_id}" and r.status == 204
     )
     for ping in watch.pings:
-        assert deletes[str(ping.id)] == 1, f"ping {ping.id} deleted {deletes[str(ping.id)]} times"
+        assert deletes[str(ping.id)] == 1, (
+            f"ping {ping.id} ({ping.content[:24]}, {watch.pings.index(ping) + 1} of {len(watch.pings)}) "
+            f"deleted {deletes[str(ping.id)]} times"
+        )
     assert_no_unknown_message(fake)
     return len(watch.pings)
 

@@ -76,6 +76,8 @@ async def test_a_first_post_that_waited_is_dropped_when_a_newer_table_is_out(
         await two.deliver([table(world, 2, "Deal 2: declarer Ala, talon", 15)])
         await waiting
     assert tables(fake, world) == ["Deal 2: declarer Ala, talon"]
+    posted = [m.embeds[0]["description"] for m in world.channel.messages if m.embeds]
+    assert posted == ["Deal 2: declarer Ala, talon"], "the older table was posted, even for a moment"
     assert_no_unknown_message(fake)
 
 
@@ -98,6 +100,8 @@ async def test_an_older_dm_hand_is_not_sent_after_a_newer_one(
         await bot.deliver([hand(world, alice, "Deal 2 hand", 20, turn=False)])
         await bot.deliver([hand(world, alice, "Deal 1 hand, late", 14, turn=False)])
     assert [m.embeds[0]["description"] for m in fake.dms(alice)] == ["Deal 2 hand"]
+    ever = [m.embeds[0]["description"] for m in fake.dm_channel(alice).messages]
+    assert ever == ["Deal 2 hand"], "the older hand was sent, even for a moment"
 
 
 async def test_a_ping_for_a_turn_that_passed_is_not_posted(
@@ -120,8 +124,8 @@ async def test_a_ping_for_a_turn_that_passed_is_not_posted(
         await waiting
         [ping] = live_pings_of(fake, world.channel)
         assert ping.content.startswith(f"<@{carol.id}>")
-        await two.outbox._drop_ping(world.channel.id)
-        await one.outbox._drop_ping(world.channel.id)
+        final = Message(Group(chat(world)), "Sheet", key="final:s", kind="final", notify=True, version=7)
+        await one.deliver([final])
     assert live_pings_of(fake, world.channel) == []
     assert not any(m.content.startswith(f"<@{bob.id}>") for m in world.channel.messages)
     assert_no_unknown_message(fake)
