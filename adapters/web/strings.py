@@ -63,6 +63,7 @@ _UI: Final = {
     "sure_concede": N_("Concede the deal? Your contract counts against you."),
     "sure_bomb": N_("Bomb the deal? It is not played and the others score for it."),
     "give_card_to": N_("give a card to {name}."),
+    "computer": N_("computer"),
 }
 
 

@@ -48,13 +48,6 @@ GIVE_LABEL = N_("Give {list}")
 GIVE_ONE = N_("{card} to {name}")
 
 
-def display_name(label: SeatLabel) -> str:
-    """A seat's name in the page's sentences (text, not markup): a robot for a computer, once."""
-    if label.computer:
-        return f"{label.name} 🤖"
-    return f"{label.name} 💤" if label.away else label.name
-
-
 def _tricks_json(tricks: Sequence[CompletedTrick]) -> list[dict[str, Any]]:
     return [
         {
@@ -80,7 +73,8 @@ def view_json(
     """The view of `seat` (None: a spectator) of the table `doc` stored at `version`."""
     t = translator(lang)
     labels = seat_labels(doc)
-    names = [display_name(label) for label in labels]
+    # Sentences name players plainly: the page marks a computer's seat itself (once).
+    names = [label.name for label in labels]
     out: dict[str, Any] = {
         "version": version,
         "table_id": doc.id,

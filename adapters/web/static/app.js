@@ -281,10 +281,33 @@
       const backs = h("div", { class: "backs" });
       if (s !== v.me) for (let i = 0; i < (seat.cards || 0); i++) backs.append(Cards.back());
       return h("div", { class: cls.join(" "), "data-seat": s },
-        h("div", { class: "name", text: seat.name + (seat.computer ? " 🤖" : "") + (seat.away ? " ⏸" : "") }),
+        h("div", { class: "name" }, seat.name, seat.computer ? botMark() : null, seat.away ? " ⏸" : null),
         line, marks, backs);
     });
     $("seats").replaceChildren(...boxes);
+  }
+
+  // A computer's seat is marked once, by a small drawn robot (an emoji needs a font a plain Debian lacks).
+  function botMark() {
+    const NS = "http://www.w3.org/2000/svg";
+    const svg = document.createElementNS(NS, "svg");
+    svg.setAttribute("viewBox", "0 0 16 16");
+    svg.setAttribute("class", "bot");
+    svg.setAttribute("role", "img");
+    const title = document.createElementNS(NS, "title");
+    title.textContent = S("computer");
+    svg.append(title);
+    for (const [tag, attrs] of [
+      ["line", { x1: 8, y1: 1.5, x2: 8, y2: 4, class: "wire" }], ["circle", { cx: 8, cy: 1.5, r: 1.2 }],
+      ["rect", { x: 2.5, y: 4, width: 11, height: 9, rx: 2.5 }],
+      ["circle", { cx: 5.8, cy: 8, r: 1.3, class: "eye" }], ["circle", { cx: 10.2, cy: 8, r: 1.3, class: "eye" }],
+      ["rect", { x: 5.5, y: 10.6, width: 5, height: 1, rx: 0.5, class: "eye" }],
+    ]) {
+      const e = document.createElementNS(NS, tag);
+      for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+      svg.append(e);
+    }
+    return svg;
   }
 
   function played(seat, card, win) {
@@ -371,9 +394,10 @@
       const score = h("td", { class: "score" }, h("b", { text: (row.score > 0 ? "+" : "") + row.score }));
       const why = [row.rounding, row.reason].filter(Boolean).join("; ");
       if (why) score.append(h("div", { class: "why", text: why }));
-      const name = row.name + (row.barrel ? " 🛢" : "") + (row.bolt ? " ⚡" : "");
+      const seat = state.view.seats[row.seat] || {};
+      const name = h("td", {}, row.name, seat.computer ? botMark() : null, row.barrel ? " 🛢" : null, row.bolt ? " ⚡" : null);
       return h("tr", { "data-seat": row.seat, class: row.seat === r.declarer ? "declarer" : "" },
-        h("td", { text: name }), pts, score, h("td", { class: "total", text: String(row.total) }));
+        name, pts, score, h("td", { class: "total", text: String(row.total) }));
     });
     return h("div", { class: "panel", "data-deal": r.deal },
       h("div", { class: "title", text: S("result_title", { number: r.deal }) }),
