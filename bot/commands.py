@@ -66,7 +66,7 @@ COMMANDS: Final = (
     "bid", "pass", "play", "give", "take", "discard", "sell", "blind", "contract",
     "bomb", "concede", "crawl",
     "hand", "table", "score", "rules", "set", "lang", "kick", "back", "end", "export",
-    "stats", "top", "help", "again",
+    "stats", "top", "help", "again", "say",
 )  # fmt: skip
 """Every command the service knows, by its neutral name."""
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from bot.commands import encode_payload, table_tag
 from bot.i18n import LANGUAGES, Translator, negotiate, translator
 from bot.model import Button, ChatRef, Command, Group, Message, Private, Sender, UserRef
+from bot.public.fanout import Redraw, fan_out, is_public
 from bot.render import render_chat_heading, render_heading
 from bot.table import ChatSettings, TableDoc
 from core.events import Event
@@ -103,6 +104,9 @@ class Context:
     """Lines for the top of a seat's next hand in this command ("Time is up: a computer played your
     turn."): said in the hand the command redraws anyway instead of in a message of their own, which on
     Telegram is one call less. `GameFlow.hand_message` takes them; what is left was not said."""
+    redraws: dict[str, Redraw] = field(default_factory=dict)
+    """Group messages by key that can be drawn again in another language: a public table has no group,
+    each person gets its messages privately in their own language (`bot.public.fanout`)."""
 
     @property
     def next_version(self) -> int:
@@ -123,6 +127,8 @@ class Context:
         group."""
         stamp = version if self.doc is not None else None
         serial = self.doc.serial if self.doc is not None else None
+        if self.doc is not None and is_public(self.doc.id):
+            messages = fan_out(self.doc, messages, self.redraws)
         return [replace(with_heading(self.doc, m, self.chat), version=stamp, serial=serial) for m in messages]
 
     def require_doc(self) -> TableDoc:
@@ -184,11 +190,15 @@ class Context:
         kind: str = "info",
         image: bytes | None = None,
         optional: bool = False,
+        redraw: Redraw | None = None,
     ) -> None:
+        """`redraw`: the same message in another language (for the private copies of a public table)."""
         chat = self._group_chat()
         lang = self.group_lang()
         message = Message(Group(chat), text, key, buttons, image, None, notify, lang, kind, optional=optional)
         self.messages.append(message)
+        if redraw is not None and key is not None:
+            self.redraws[key] = redraw
 
     def _group_chat(self) -> ChatRef:
         if self.doc is not None:

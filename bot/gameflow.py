@@ -18,7 +18,7 @@ from bot.ai import AiRunner
 from bot.chart import score_chart
 from bot.context import Context, Refusal
 from bot.i18n import Translator, translator
-from bot.model import Private, UserRef
+from bot.model import Button, Private, UserRef
 from bot.render import (
     Rendered,
     Trick,
@@ -31,7 +31,7 @@ from bot.render_result import render_result, render_score_sheet
 from bot.settings import Settings
 from bot.snapshot import decode_action, encode_action
 from bot.table import SeatDoc, TableDoc
-from bot.views import public_view, seat_labels
+from bot.views import SeatLabel, public_view, seat_labels
 from core import events as ev
 from core.actions import Action, Give, Play
 from core.deal import Phase, active_seats
@@ -182,6 +182,7 @@ class GameFlow:
                     key=f"result:{doc.serial}:{r.number}",
                     notify=True,
                     kind="result",
+                    redraw=_redraw_result(r, labels, taken, state),
                 )
         last_start = max((i for i, e in enumerate(events) if e.kind == ev.DEAL_STARTED), default=-1)
         new_deal = last_start >= 0
@@ -201,10 +202,19 @@ class GameFlow:
                 trigger = optional = any(e.kind == ev.CARD_PLAYED for e in current)
         if not state.finished and (trigger or new_deal or force_table):
             doc.table_at = ctx.now
-            table = self.table(ctx, unseen_tricks=_tricks_taken(current, before, state.deal_number)[:-1])
+            unseen = _tricks_taken(current, before, state.deal_number)[:-1]
+            table = self.table(ctx, unseen_tricks=unseen)
+            view = public_view(doc, state)
+            payload, live_view = ctx.payload_maker(), live
+
+            def redraw_table(t: Translator) -> tuple[str, tuple[tuple[Button, ...], ...]]:
+                again = render_table(t, view, payload, live=live_view, unseen_tricks=unseen)
+                return again.text, again.buttons
+
             ctx.to_group(
                 table.text,
                 key=f"table:{doc.serial}:{state.deal_number}",
+                redraw=redraw_table,
                 buttons=table.buttons,
                 notify=new_deal,
                 kind="table",
@@ -352,8 +362,21 @@ class GameFlow:
         if state is None:
             return
         winner = state.winner if why == "won" else None
-        sheet = render_score_sheet(t, state.results, labels, winner, ended=why, payload=ctx.payload_maker())
-        ctx.to_group(sheet.text, key=f"final:{doc.serial}", buttons=sheet.buttons, notify=True, kind="final")
+        payload = ctx.payload_maker()
+        sheet = render_score_sheet(t, state.results, labels, winner, ended=why, payload=payload)
+
+        def redraw_sheet(t: Translator) -> tuple[str, tuple[tuple[Button, ...], ...]]:
+            again = render_score_sheet(t, state.results, labels, winner, ended=why, payload=payload)
+            return again.text, again.buttons
+
+        ctx.to_group(
+            sheet.text,
+            key=f"final:{doc.serial}",
+            buttons=sheet.buttons,
+            notify=True,
+            kind="final",
+            redraw=redraw_sheet,
+        )
         self._close_hands(ctx, doc)
         if why == "won":
             ctx.after_save.append(lambda: self._chart(ctx, doc, state))
@@ -397,6 +420,28 @@ class GameFlow:
         for i, m in enumerate(ctx.messages):
             if m.kind == "final":
                 ctx.messages[i] = replace(m, image=png)
+
+
+def _redraw_result(
+    r: DealResult, labels: Sequence[SeatLabel], taken: list[tuple[int, Trick]], state: GameState
+) -> Callable[[Translator], tuple[str, tuple[tuple[Button, ...], ...]]]:
+    """A deal's result drawn again in another language (a public table's private copies)."""
+    barrel, sitting_out = _barrel_before(state, r.number), _sitting_out(state, r.dealer)
+
+    def redraw(t: Translator) -> tuple[str, tuple[tuple[Button, ...], ...]]:
+        rendered = render_result(
+            t,
+            r,
+            tuple(labels),
+            last_trick=taken[-1][1] if taken else None,
+            unseen_tricks=taken[:-1],
+            barrel_before=barrel,
+            sitting_out=sitting_out,
+            rules=state.rules,
+        )
+        return rendered.text, ()
+
+    return redraw
 
 
 def _tricks_taken(events: Sequence[Event], before: GameState | None, number: int) -> list[tuple[int, Trick]]:

@@ -31,6 +31,8 @@ from bot.migrate import follow_move, move_chat
 from bot.model import ChatRef, Command, Message, Sender, UserRef
 from bot.ports import Handler, HandlersFactory
 from bot.presence import Presence, drop_seen_hands
+from bot.public.fanout import is_public
+from bot.public.refusals import PUBLIC_REFUSED, refusal_text
 from bot.render import render_error, render_help
 from bot.settings import Settings
 from bot.snapshot import GameCache
@@ -159,6 +161,8 @@ class Service:
         except Refusal as refusal:
             lang = await self.language_of(command.user, command.chat.key)
             return [self._error_message(command, refusal.code, lang)]
+        if is_public(table_id) and name in PUBLIC_REFUSED:
+            return [await self._public_refusal(command)]
         handler = self.handlers.for_command(name)
         return await self.run(table_id, command, handler)
 
@@ -347,6 +351,12 @@ class Service:
         )
         # Said in a group, read perhaps in the private chat: it names the group.
         return with_heading(None, message, command.chat) if heading else message
+
+    async def _public_refusal(self, command: Command) -> Message:
+        """A group command at a public table (`bot.public.refusals`): said in the sender's language."""
+        t = translator(await self.language_of(command.user))
+        text = refusal_text(t)
+        return Message(Sender(command.user, command.chat), text, None, (), None, None, True, t.lang, "error")
 
     def _refusal_message(self, ctx: Context, refusal: Refusal, lang: str | None = None) -> Message:
         t = translator(lang) if lang is not None else ctx.t_user()

@@ -17,12 +17,13 @@ from bot.handlers import rights
 from bot.handlers.lobby import LobbyHandlers
 from bot.handlers.management import ManagementHandlers
 from bot.handlers.moves import MoveHandlers
+from bot.handlers.public import PublicHandlers
 from bot.ports import Handler, TableService
 
 __all__ = ["Handlers"]
 
 
-class Handlers(LobbyHandlers, MoveHandlers, ManagementHandlers):
+class Handlers(LobbyHandlers, MoveHandlers, ManagementHandlers, PublicHandlers):
     """The registry: each command name's handler (`for_command`), and the timers' handlers."""
 
     def __init__(self, svc: TableService, rng: random.Random) -> None:
@@ -50,6 +51,7 @@ class Handlers(LobbyHandlers, MoveHandlers, ManagementHandlers):
             "top": self.top,
             "title": self.title,
             "unreachable": self.unreachable,
+            "say": self.say,
         }
         for name in MOVE_COMMANDS:
             self._table[name] = self._move_handler(name)

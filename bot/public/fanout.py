@@ -1,0 +1,55 @@
+"""A public table's "group" is its seated people: each gets the group's messages privately.
+
+A group table's messages for the group are drawn once, in the group's language. A public table seats
+strangers from different platforms who read different languages and share no chat, so every message the
+service addresses to its group is delivered instead to each seated person (not to one handed to a computer
+for good: they left), under the same key (one table message per deal, edited in place as in a group), and
+drawn again in that person's language when the message can be (`Redraw`: the table, a deal's result, the
+final score sheet, a fixed phrase). This module sits below `bot.context` and knows no handler.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import Final
+
+from bot.i18n import LANGUAGES, Translator, translator
+from bot.model import Button, Group, Message, Private, UserRef
+from bot.table import TableDoc
+
+__all__ = ["PUBLIC_PLATFORM", "Redraw", "fan_out", "is_public"]
+
+PUBLIC_PLATFORM: Final = "pub"
+"""The `platform` part of a public table's id (`pub:<random>`): no chat of any platform has it."""
+
+Redraw = Callable[[Translator], tuple[str, tuple[tuple[Button, ...], ...]]]
+"""A group message drawn in another language: its text and buttons."""
+
+
+def is_public(table_id: str) -> bool:
+    return table_id.startswith(PUBLIC_PLATFORM + ":")
+
+
+def fan_out(doc: TableDoc, messages: Sequence[Message], redraws: Mapping[str, Redraw]) -> list[Message]:
+    """`messages` with each `Group` message replaced by one `Private` copy per seated person, in order."""
+    out: list[Message] = []
+    for message in messages:
+        if not isinstance(message.audience, Group):
+            out.append(message)
+            continue
+        drawn: dict[str, tuple[str, tuple[tuple[Button, ...], ...]]] = {}
+        for seat in doc.seats:
+            if not seat.human or seat.user is None:
+                continue
+            lang = seat.lang if seat.lang in LANGUAGES and seat.lang else doc.settings.language
+            redraw = redraws.get(message.key) if message.key is not None else None
+            if lang == message.language or redraw is None:
+                text, buttons, lang = message.text, message.buttons, message.language
+            else:
+                if lang not in drawn:
+                    drawn[lang] = redraw(translator(lang))
+                text, buttons = drawn[lang]
+            user = UserRef(seat.platform or "", seat.user_id or "", seat.name, lang)
+            out.append(replace(message, audience=Private(user), text=text, buttons=buttons, language=lang))
+    return out
