@@ -273,10 +273,14 @@ class RedisLadder(LadderStore):
         if not members:
             return []
         commands = [("HMGET", f"{head}r:{p}", "r", "rd", "vol", "n", "name") for p in members]
-        rows = []
+        rows, gone = [], []
         for p, (r, rd, vol, games, name) in zip(members, await self._store._pipeline(commands), strict=True):
-            if r is not None:  # a rating that expired leaves its top entry until the next game prunes it
+            if r is None:
+                gone.append(p)  # the rating expired: its row leaves the top now
+            else:
                 rows.append(Standing(p, name or p, Rating(float(r), float(rd), float(vol), int(games))))
+        if gone:
+            await self._store._call("ZREM", f"{head}top", *gone)
         rows.sort(key=lambda s: (-s.rating.rating, s.player_key))
         return rows
 

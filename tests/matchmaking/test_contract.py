@@ -236,14 +236,14 @@ async def test_any_preset_waits_in_every_pool_and_is_seated_once(backend: Backen
     assert "tg:0" in {e.player.key for e in matches[0].players}
 
 
-@pytest.mark.parametrize("config", [MatchConfig(entry_seconds=0.3)])
+@pytest.mark.parametrize("config", [MatchConfig(entry_seconds=1.0)])
 async def test_an_expired_entry_is_never_matched_and_renewal_keeps_one(backend: Backend) -> None:
     q = backend.queue
     now = await now_of(backend)
     for n in range(3):
         await q.join(player(n), 1500, THREE, now)
-    for _ in range(3):
-        await backend.advance(0.2)
+    for _ in range(3):  # 1.5 s: the unrenewed entry expired, the renewed ones never went 1 s unrenewed
+        await backend.advance(0.5)
         assert await q.renew(["tg:0", "tg:1", "tg:9"]) == 2
     now = await now_of(backend)
     await q.join(player(3), 1500, THREE, now)
