@@ -353,33 +353,41 @@ async def test_a_running_turn_shows_its_countdown(room: Room) -> None:
 
 
 async def test_screenshots_of_a_completed_trick_and_a_result(room: Room, tmp_path: Path) -> None:
-    """Phone screenshots for the README: a trick just taken on the felt, and the deal's result panel
-    (`UPDATE_SCREENSHOTS=1` writes docs/web-trick.png and docs/web-result.png)."""
+    """Phone screenshots for the README: a trick just taken on the felt, and a deal's result panel that
+    shows a rounding and a computer's contract (`UPDATE_SCREENSHOTS=1` writes docs/web-trick.png and
+    docs/web-result.png)."""
     await room.harness.open_table(HUMANS[:1], computers=2, preset="polish")
     tab = await room.open(HUMANS[0], scale=2)
     seat = await my_seat(tab)
     page = tab.page
-    shot_trick = tmp_path / "web-trick.png"
-    for _ in range(400):
+    shot_trick, shot_result = tmp_path / "web-trick.png", tmp_path / "web-result.png"
+    checked = 0
+    for _ in range(1500):
         state = await room.harness.state()
-        if state.results:
-            break
         version, _ = await room.harness.doc()
         await room.settle(int(version))
-        held = page.locator("#trick .completed")
-        if not shot_trick.exists() and await held.count() and state.deal.tricks >= 3:
+        if (
+            not shot_trick.exists()
+            and await page.locator("#trick .completed").count()
+            and state.deal.tricks >= 3
+        ):
             await page.screenshot(path=str(shot_trick))
             assert await page.locator("#trick .completed .played.win").count() == 1
+        if len(state.results) > checked:  # a deal ended: its panel comes after its last tricks
+            r = state.results[checked]
+            checked += 1
+            panel = page.locator(f'#result:not([hidden]) .panel[data-deal="{r.number + 1}"]')
+            await panel.wait_for(timeout=30_000)
+            rounded = await panel.locator(".why", has_text="raw").count()
+            if r.declarer != seat and r.ending == "played" and rounded and shot_trick.exists():
+                await page.locator("#result").scroll_into_view_if_needed()
+                await page.screenshot(path=str(shot_result))
+                break
         if state.to_act == seat:
             await page.wait_for_selector("#trick .completed", state="detached", timeout=10_000)
             await tap(tab)
         await page.wait_for_timeout(30)
-    panel = page.locator("#result:not([hidden]) .panel")
-    await panel.wait_for(timeout=30_000)
-    await page.locator("#result").scroll_into_view_if_needed()
-    shot_result = tmp_path / "web-result.png"
-    await page.screenshot(path=str(shot_result))
-    assert shot_trick.exists() and shot_result.exists()
+    assert shot_trick.exists() and shot_result.exists(), checked
     if os.environ.get("UPDATE_SCREENSHOTS"):
         for shot in (shot_trick, shot_result):
             (DOCS / shot.name).write_bytes(shot.read_bytes())
