@@ -15,7 +15,7 @@ ARENA ?= --candidate hard --baseline medium --preset polish --players 3 --deals 
 BENCH ?=
 FUZZ ?= --deals 1000000 --chunk 5000
 
-.PHONY: play test browser lint bench bench-python native fuzz arena clean
+.PHONY: play test browser lint bench native fuzz arena clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
