@@ -27,7 +27,7 @@ from bot.ops.runtime import Runtime, prepare
 from bot.ops.shutdown import ShutdownReport
 from bot.settings import Settings
 
-from . import NAME
+from . import NAME, handover
 from .client import BotConfig, ThousandBot
 
 __all__ = ["DiscordProcess", "ShardPlan", "main", "shard_plan"]
@@ -83,6 +83,8 @@ class DiscordProcess:
     async def run(self, *, signals: bool = True) -> ShutdownReport:
         """Connect and serve until the process is asked to stop (or the gateway fails for good)."""
         await self.runtime.start(deliver=self.bot.deliver, signals=signals)
+        # After the runtime's start: its flush hook must run before the store closes (newest first).
+        handover.install(self.bot).start()
         if self.settings.public_url:
             # The web table in this process too (WEB_LISTEN): its moves' messages go out through this bot.
             from adapters.web.main import start_web
@@ -147,4 +149,5 @@ def main(
         print(f"thousand discord: {count} command(s) registered for {where}")
         return 0
     report = asyncio.run(process.run())
-    return 0 if not report.failed_hooks else 1
+    # 0, 1 (a stop hook failed) or 3 (channel messages lost: nothing could take them), see bot.ops.shutdown.
+    return report.exit_code
