@@ -264,7 +264,7 @@ def run(
         block_share=block_share,
     )
     ctx = mp.get_context("spawn")
-    joined_count: Synchronized[int] = ctx.Value("i", 0)  # type: ignore[assignment]
+    joined_count: Synchronized[int] = ctx.Value("i", 0)
     with tempfile.TemporaryDirectory(prefix="bench-mm-") as tmp:
         outs = [str(Path(tmp) / f"worker-{i}.json") for i in range(processes)]
         procs = [

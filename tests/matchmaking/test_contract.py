@@ -134,8 +134,8 @@ async def test_close_ratings_form_one_table_exactly_once(backend: Backend) -> No
         assert not status.queued and status.match_id == match.match_id
         cancelled = await q.cancel(key)
         assert cancelled.outcome is CancelOutcome.MATCHED and cancelled.match_id == match.match_id
-        platform, n = key.split(":")
-        rejoin = await q.join(player(int(n), platform), 1500, THREE, now + 3)
+        platform, user_id = key.split(":")
+        rejoin = await q.join(player(int(user_id), platform), 1500, THREE, now + 3)
         assert rejoin.outcome is JoinOutcome.SEATED and rejoin.table_id == match.match_id
     assert (await q.status("tg:3", now + 2)).queued  # the far one keeps waiting
     await q.unseat("tg:0")
