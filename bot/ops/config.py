@@ -332,6 +332,8 @@ _NOT_OURS: Final = re.compile(
     # and docker compose's own variables in the same .env file.
     r"[A-Z0-9_]+_(SERVICE_HOST|SERVICE_PORT(_[A-Z0-9_]+)?|PORT|PORT_\d+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)"
     r"|COMPOSE_[A-Z0-9_]+"
+    # The test suite's own knobs (tests/redis_server.py, tests/reliability; RELIABILITY.md).
+    r"|THOUSAND_(FUZZ_[A-Z0-9_]+|REDIS_SERVER)"
 )
 _CLOSE: Final = 0.85
 """difflib ratio above which a name without one of our prefixes is still taken for a misspelling."""
@@ -352,11 +354,12 @@ def _env_file_names(env_file: Path | str | None) -> list[str]:
 
 def unknown_variables(environ: Mapping[str, str], env_file: Path | str | None = ".env") -> list[str]:
     """One line for each variable (in `environ` or `env_file`) that looks like a setting but is none:
-    it starts like one of ours (REDIS_, TELEGRAM_, WEB_... or THOUSAND_) or is spelled almost like one.
+    it starts like one of ours (REDIS_, TELEGRAM_, WEB_...), is spelled almost like one, or is one (or
+    nearly) with THOUSAND_ in front.
     Such a value is silently ignored by `Settings`, so a misspelled REDIS_URL would run on the memory
     store with nothing but a note. Names only: a value (perhaps a token) is never quoted."""
     known = known_variables()
-    prefixes = tuple({name.split("_")[0] + "_" for name in known} | {_OUR_PREFIX})
+    prefixes = tuple({name.split("_")[0] + "_" for name in known})
     sources = [(name, "") for name in environ] + [
         (name, f" (in {env_file})") for name in _env_file_names(env_file)
     ]
@@ -367,7 +370,12 @@ def unknown_variables(environ: Mapping[str, str], env_file: Path | str | None = 
             continue
         bare = upper.removeprefix(_OUR_PREFIX)
         close = difflib.get_close_matches(bare, known, n=1, cutoff=0.7)
-        if not upper.startswith(prefixes) and not difflib.get_close_matches(upper, known, n=1, cutoff=_CLOSE):
+        if upper.startswith(_OUR_PREFIX):
+            if not close:  # THOUSAND_ in front of a setting's name (or nearly); not any THOUSAND_ name
+                continue
+        elif not upper.startswith(prefixes) and not difflib.get_close_matches(
+            upper, known, n=1, cutoff=_CLOSE
+        ):
             continue
         if bare in known:
             hint = f"did you mean {bare}? (settings have no prefix; REDIS_PREFIX separates deployments)"

@@ -175,6 +175,7 @@ def test_a_misspelling_in_the_env_file_is_named_with_the_file(tmp_path: Path) ->
         ("WEB_SECERT", "did you mean WEB_SECRET?"),
         ("DEFAULT_PRESETS", "did you mean DEFAULT_PRESET?"),
         ("THOUSAND_REDIS_URL", "did you mean REDIS_URL? (settings have no prefix"),
+        ("THOUSAND_TELEGRAM_TOKN", "did you mean TELEGRAM_TOKEN?"),
         ("TELEGRAM_SOMETHING_ELSE", "the settings are listed in docs/OPERATIONS.md"),
         ("telegram_tokn", "did you mean TELEGRAM_TOKEN?"),
     ],
@@ -200,6 +201,11 @@ def test_look_alikes_and_their_hints(name: str, hint: str) -> None:
         "MPLCONFIGDIR",
         "TELEGRAM_LIMITS",
         "redis_url",
+        # The test suite's own; a THOUSAND_ name that is not a setting's with the prefix.
+        "THOUSAND_FUZZ_SEED",
+        "THOUSAND_FUZZ_TG_CASES",
+        "THOUSAND_REDIS_SERVER",
+        "THOUSAND_HOME",
     ],
 )
 def test_variables_of_others_and_our_own_are_not_warned_about(name: str) -> None:
