@@ -18,7 +18,16 @@ from __future__ import annotations
 import abc
 from collections.abc import Sequence
 
-from bot.matchmaking.model import CancelResult, JoinResult, Match, MatchConfig, Options, Player, QueueStatus
+from bot.matchmaking.model import (
+    CancelResult,
+    JoinResult,
+    Match,
+    MatchConfig,
+    Options,
+    Player,
+    QueueStatus,
+    Ratings,
+)
 
 __all__ = ["MatchQueue"]
 
@@ -30,9 +39,11 @@ class MatchQueue(abc.ABC):
 
     @abc.abstractmethod
     async def join(
-        self, player: Player, rating: float, options: Options, now: float | None = None
+        self, player: Player, rating: Ratings, options: Options, now: float | None = None
     ) -> JoinResult:
-        """Queue the player (QUEUED), or say why not: ALREADY_QUEUED, SEATED (with the table)."""
+        """Queue the player (QUEUED), or say why not: ALREADY_QUEUED, SEATED (with the table).
+        `rating`: the player's ladder rating, one per preset (`{"polish": 1612.0, ...}`, required for
+        "any") or one number for all. ValueError for a mapping missing a preset the options allow."""
 
     @abc.abstractmethod
     async def cancel(self, player_key: str) -> CancelResult:

@@ -20,6 +20,8 @@ from bot.matchmaking.model import (
     Options,
     Player,
     QueueStatus,
+    Ratings,
+    pool_ratings,
     pool_size,
     pools_for,
 )
@@ -70,7 +72,7 @@ class MemoryQueue(MatchQueue):
         return int(leaves.value)
 
     async def join(
-        self, player: Player, rating: float, options: Options, now: float | None = None
+        self, player: Player, rating: Ratings, options: Options, now: float | None = None
     ) -> JoinResult:
         at = self._now(now)
         table = self._seat(player.key)
@@ -78,9 +80,16 @@ class MemoryQueue(MatchQueue):
             return JoinResult(JoinOutcome.SEATED, table_id=table)
         if self._entry(player.key) is not None:
             return JoinResult(JoinOutcome.ALREADY_QUEUED)
+        ratings = pool_ratings(rating, options)
         eligible = at + self.config.penalty(self._leave_count(player.key))
         self._entries[player.key] = Entry(
-            player, float(rating), options, at, self._clock() + self.config.entry_seconds, eligible
+            player,
+            next(iter(ratings.values())),
+            options,
+            at,
+            self._clock() + self.config.entry_seconds,
+            eligible,
+            tuple(ratings.items()),
         )
         return JoinResult(JoinOutcome.QUEUED, eligible_at=eligible)
 
@@ -151,7 +160,7 @@ class MemoryQueue(MatchQueue):
             size = pool_size(pool)
             # Oldest first; ties by key, as the Redis zset orders them.
             members = sorted(
-                (e for e in live if pool in pools_for(e.options)),
+                (replace(e, rating=e.rating_in(pool)) for e in live if pool in pools_for(e.options)),
                 key=lambda e: (e.joined, e.player.key),
             )
             for anchor in members[: config.scan_anchors]:
@@ -194,7 +203,7 @@ class MemoryQueue(MatchQueue):
         if entry is None or at - entry.joined < self.config.computers_after or entry.eligible_at > at:
             return None
         pool = pools_for(entry.options)[0]
-        return self._form(pool, [entry], pool_size(pool) - 1, at)
+        return self._form(pool, [replace(entry, rating=entry.rating_in(pool))], pool_size(pool) - 1, at)
 
     async def get_match(self, match_id: str) -> Match | None:
         record = self._matches.get(match_id)

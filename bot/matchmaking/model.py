@@ -9,9 +9,10 @@ runs one set of expectations against both).
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Final, Literal
+from typing import Final, Literal, TypeAlias
 
 from core.rules import PRESETS
 
@@ -29,6 +30,8 @@ __all__ = [
     "Pace",
     "Player",
     "QueueStatus",
+    "Ratings",
+    "pool_ratings",
     "pools_for",
 ]
 
@@ -80,14 +83,33 @@ class Options:
 
 def pools_for(options: Options) -> tuple[str, ...]:
     """The pools a player with these options waits in: `preset:players:pace`, one per preset allowing
-    the number of players (so "any" waits in every preset's pool and is matched by the first that fills).
+    the number of players (so "any" waits in every preset's pool and is matched by the first that fills),
+    in the order of `core.rules.PRESETS` (Polish first: a take-with-computers game of "any" is Polish).
     """
-    presets = sorted(PRESETS) if options.preset == ANY_PRESET else [options.preset]
+    presets = list(PRESETS) if options.preset == ANY_PRESET else [options.preset]
     return tuple(
         f"{name}:{options.players}:{options.pace}"
         for name in presets
         if options.players in PRESETS[name].player_counts
     )
+
+
+Ratings: TypeAlias = float | Mapping[str, float]
+"""A player's rating: one number, or one per preset (the ladder is per preset; "any" needs each)."""
+
+
+def pool_ratings(rating: Ratings, options: Options) -> dict[str, float]:
+    """The rating the player is matched with in each of their pools (a mapping must name every preset
+    the options allow)."""
+    out = {}
+    for pool in pools_for(options):
+        if isinstance(rating, Mapping):
+            if pool_preset(pool) not in rating:
+                raise ValueError(f"no rating given for preset {pool_preset(pool)!r}")
+            out[pool] = float(rating[pool_preset(pool)])
+        else:
+            out[pool] = float(rating)
+    return out
 
 
 def pool_size(pool: str) -> int:
@@ -167,7 +189,8 @@ class CancelResult:
 
 @dataclass(frozen=True, slots=True)
 class Entry:
-    """One waiting (or just matched) player as the queue keeps them."""
+    """One waiting (or just matched) player as the queue keeps them. In a `Match`, `rating` is the
+    player's rating in the match's pool (preset); `ratings` holds the one of each pool while waiting."""
 
     player: Player
     rating: float
@@ -175,7 +198,10 @@ class Entry:
     joined: float
     expires: float
     eligible_at: float
-    match_id: str | None = None
+    ratings: tuple[tuple[str, float], ...] = ()
+
+    def rating_in(self, pool: str) -> float:
+        return dict(self.ratings).get(pool, self.rating)
 
     def encode(self) -> str:
         return json.dumps(

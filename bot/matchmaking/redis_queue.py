@@ -35,7 +35,8 @@ from bot.matchmaking.model import (
     Options,
     Player,
     QueueStatus,
-    pools_for,
+    Ratings,
+    pool_ratings,
 )
 from bot.storage import RedisStore
 from bot.storage.redis_store import _Script
@@ -105,11 +106,13 @@ class RedisQueue(MatchQueue):
         return await self._store._call(*args)
 
     async def join(
-        self, player: Player, rating: float, options: Options, now: float | None = None
+        self, player: Player, rating: Ratings, options: Options, now: float | None = None
     ) -> JoinResult:
         at = time.time() if now is None else now
         c = self.config
-        entry = Entry(player, rating, options, at, 0.0, 0.0)
+        ratings = pool_ratings(rating, options)
+        first = next(iter(ratings.values()))
+        entry = Entry(player, first, options, at, 0.0, 0.0)
         reply = await self._script(
             _JOIN,
             [self.key("e", player.key)],
@@ -118,13 +121,13 @@ class RedisQueue(MatchQueue):
                 player.key,
                 _num(at),
                 entry.encode(),
-                _num(rating),
+                _num(first),
                 _ms(c.entry_seconds),
                 player.platform,
                 c.leave_free,
                 _num(c.leave_penalty_seconds),
                 _num(c.leave_penalty_max),
-                *pools_for(options),
+                *(part for pool, value in ratings.items() for part in (pool, _num(value))),
             ],
         )
         if reply[0] == "seated":

@@ -268,3 +268,28 @@ def test_bad_options_are_refused() -> None:
         Options("polish", 3, "sleepy")
     with pytest.raises(ValueError):
         Player("tg", "1:2", "x")
+
+
+async def test_any_is_matched_with_its_rating_in_each_preset(backend: Backend) -> None:
+    q = backend.queue
+    now = await now_of(backend)
+    ratings = {"polish": 2100.0, "estonian": 1500.0, "russian": 1800.0}
+    with pytest.raises(ValueError, match="estonian"):
+        await q.join(player(0), {"polish": 1500.0}, Options("any", 3, "normal"), now)
+    await q.join(player(0), ratings, Options("any", 3, "normal"), now)
+    for n in (1, 2):
+        await q.join(player(n), 1500, Options("polish", 3, "normal"), now)
+        await q.join(player(n + 10), 1510, Options("estonian", 3, "normal"), now)
+    [match] = await q.match(now + 1)
+    assert match.pool == "estonian:3:normal"
+    assert {e.player.key: e.rating for e in match.players}["tg:0"] == 1500.0
+    assert match.spread == 10
+
+
+async def test_any_takes_computers_at_a_polish_table(backend: Backend) -> None:
+    q = backend.queue
+    now = await now_of(backend)
+    await q.join(player(0), {"polish": 1700.0, "estonian": 1500.0, "russian": 1600.0}, Options("any"), now)
+    match = await q.take_with_computers("tg:0", now + 60)
+    assert match is not None and match.pool == "polish:3:normal" and match.computers == 2
+    assert match.players[0].rating == 1700.0

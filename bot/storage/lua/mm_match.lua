@@ -31,7 +31,9 @@ local function load(pk, pool)
     redis.call('ZREM', head .. 'wait:' .. pool, pk)
     return nil
   end
-  return {pk = pk, d = e[1], r = tonumber(e[2]), j = tonumber(e[3]), el = tonumber(e[4]), pl = e[5], ps = e[6]}
+  -- the rating in this pool (per preset: "any" waits with a different one in each)
+  local r = redis.call('ZSCORE', head .. 'pool:' .. pool, pk)
+  return {pk = pk, d = e[1], r = tonumber(r or e[2]), j = tonumber(e[3]), el = tonumber(e[4]), pl = e[5], ps = e[6]}
 end
 
 local function blocked(a, b)
