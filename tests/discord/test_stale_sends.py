@@ -129,3 +129,44 @@ async def test_a_ping_for_a_turn_that_passed_is_not_posted(
     assert live_pings_of(fake, world.channel) == []
     assert not any(m.content.startswith(f"<@{bob.id}>") for m in world.channel.messages)
     assert_no_unknown_message(fake)
+
+
+async def test_a_ping_for_a_turn_that_passed_to_a_dm_player_is_not_posted(
+    fake: FakeDiscord, world: World, redis_url: str
+) -> None:
+    """As above, but Carol has her hand by DM: her turn has no ping of its own, and Bob's, once its wait
+    is over, must still not be posted (the channel shows no ping then)."""
+    bob, carol = world.users[1], world.users[2]
+    async with (
+        running_bot(fake, RedisStore.from_url(redis_url), config=REAL) as one,
+        running_bot(fake, RedisStore.from_url(redis_url), config=WIDE, sync=False) as two,
+    ):
+        await two.outbox.refs.set_wants_dm(carol.id, True)
+        await fill_budget(one, world)
+        waiting = asyncio.create_task(
+            one.deliver([notice(world, "Bob's turn"), hand(world, bob, "Bob's hand", 5)])
+        )
+        await asyncio.sleep(0.3)
+        await two.deliver([notice(world, "Carol's turn"), hand(world, carol, "Carol's hand", 6)])
+        await waiting
+        assert [m.embeds[0]["description"] for m in fake.dms(carol)] == ["Carol's hand"]
+    assert not any(m.content.startswith("<@") for m in world.channel.messages), "a ping was posted"
+
+
+async def test_no_ping_after_the_game_ended(fake: FakeDiscord, world: World, redis_url: str) -> None:
+    """Bob's ping waits for the budget in one process while the game ends in the other: it is not posted
+    under the final score sheet."""
+    bob = world.users[1]
+    async with (
+        running_bot(fake, RedisStore.from_url(redis_url), config=REAL) as one,
+        running_bot(fake, RedisStore.from_url(redis_url), config=WIDE, sync=False) as two,
+    ):
+        await fill_budget(one, world)
+        waiting = asyncio.create_task(
+            one.deliver([notice(world, "Bob's turn"), hand(world, bob, "Bob's hand", 5)])
+        )
+        await asyncio.sleep(0.3)
+        final = Message(Group(chat(world)), "Sheet", key="final:s", kind="final", notify=True, version=6)
+        await two.deliver([final])
+        await waiting
+    assert not any(m.content.startswith("<@") for m in world.channel.messages), "a ping was posted"
