@@ -4,7 +4,11 @@ consumer killed mid-stream, retries shown once, and never an older version after
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 from redis.asyncio import Redis
@@ -13,6 +17,7 @@ from bot.model import Message, Private, UserRef
 from bot.relay.memory import MemoryRelay
 from bot.relay.redis_relay import GROUP, Claim, Guard, RedisRelay, RelayConsumer, stream_key
 
+ROOT = Path(__file__).resolve().parents[2]
 ALA = UserRef("tg", "101", "Ala", "pl")
 BORIS = UserRef("dc", "202", "Boris", "ru")
 DASZA = UserRef("dc", "203", "Dasza", "ru")
@@ -220,3 +225,37 @@ async def test_memory_relay_is_direct_and_drops_an_older_version() -> None:
     await relay.dispatch([msg(ALA, "a1", version=1), msg(ALA, "a2 again", version=2), msg(EVE, "nobody")])
     assert tg.texts == ["a2", "a2 again"] and dc.texts == ["b2"]
     assert relay.dropped == 2
+
+
+async def test_a_process_killed_mid_deal_is_taken_over_by_the_other(
+    client: Redis, redis_url: str, tmp_path: Path
+) -> None:
+    """Two processes of one platform: the first is SIGKILLed while showing the fourth of ten messages (its
+    lease held, its entries unacknowledged); this process, the second consumer, takes over the rest."""
+    await RedisRelay(client, "tg", Screen()).dispatch(
+        [msg(BORIS, f"m{i}", key=f"k{i}", version=i + 1) for i in range(10)]
+    )
+    out = tmp_path / "shown.txt"
+    worker = Path(__file__).with_name("relay_worker.py")
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(worker),
+        redis_url,
+        str(out),
+        "--die-at",
+        "m3",
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert await asyncio.wait_for(proc.wait(), 20) == -signal.SIGKILL
+    first = out.read_text().split()
+    assert first == ["m0", "m1", "m2"]
+    screen = Screen()
+    guard = Guard(client, lease_ms=400)
+    survivor = RelayConsumer(client, "dc", screen, name="dc-survivor", guard=guard, min_idle_ms=200)
+    for _ in range(40):
+        await survivor.poll(block_ms=50)
+        if (await client.xpending(stream_key("dc"), GROUP))["pending"] == 0:
+            break
+        await asyncio.sleep(0.05)
+    assert sorted(first + screen.texts) == sorted(f"m{i}" for i in range(10))
+    assert len(first + screen.texts) == 10
