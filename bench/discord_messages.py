@@ -5,7 +5,10 @@ per-channel message limit on (run ten times faster, as in the end-to-end tests).
 is past its lobby: channel messages posted, edited and deleted by the bot over REST (what the channel's
 budget of 5 per 5 s pays for), and every message call including interaction answers (callbacks, the
 edits of interaction responses and followups: ephemeral hands), divided by the accepted moves; and the
-same from Start to the first deal's result (`first_deal_*`, the span issue 18 measured). `--quick`:
+same from Start to the first deal's result (`first_deal_*`, the span issue 18 measured). Also what
+players see go wrong: requests Discord refused with Unknown Message (10008), pings in the channel when
+each deal's result was posted (one is right: the next turn's, or the last mover's) and at the end, and
+the most table messages posted for one deal. `--quick`:
 people who act the moment it is their turn (`dckit.QuickDriver`) instead of after the bot is idle. Prints
 one JSON object.
 
@@ -54,6 +57,16 @@ def _is_interaction_message(route: str) -> bool:
     return route.startswith("POST /interactions/") or "/webhooks/{webhook_id}/{webhook_token}" in route
 
 
+def _budget_kept(fake: Any, world: Any) -> bool:
+    """The channel's sends kept to the budget as Discord saw them arrive (`dckit.assert_channel_budget`)."""
+    try:
+        assert_channel_budget(fake, world.channel, E2E.channel_limit, E2E.channel_window)
+    except AssertionError as exc:
+        print("budget exceeded:", exc, file=sys.stderr)
+        return False
+    return True
+
+
 def _counts(requests: list[Any]) -> tuple[int, int]:
     """(channel calls, interaction message calls) among `requests`, successful ones."""
     channel = sum(1 for r in requests if r.status < 300 and r.route in CHANNEL_ROUTES)
@@ -82,6 +95,18 @@ async def play_game(preset: str, seed: int, quick: bool) -> dict[str, Any]:
             for m in world.channel.messages
             if m.embeds and ": result**" in (m.embeds[0].get("description") or "")
         )
+        messages = world.channel.messages
+        pings = [m for m in messages if not m.ephemeral and m.content.startswith("<@")]
+        results = [m for m in messages if m.embeds and ": result**" in (m.embeds[0].get("description") or "")]
+
+        def live_pings(at: float) -> int:
+            return sum(1 for p in pings if p.created_at <= at and (p.deleted_at is None or p.deleted_at > at))
+
+        tables: dict[str, int] = {}
+        for m in messages:
+            if m.embeds and any(c.startswith("h|") for c in m.custom_ids()):
+                deal = (m.embeds[0].get("description") or "").split("\n", 1)[0].split("·")[0].strip()
+                tables[deal] = tables.get(deal, 0) + 1
         channel, answers = _counts(requests)
         first_channel, first_answers = _counts([r for r in requests if r.at <= first_result])
         moves = moves_by_deal(doc)
@@ -94,7 +119,11 @@ async def play_game(preset: str, seed: int, quick: bool) -> dict[str, Any]:
             "first_deal_channel_calls": first_channel,
             "first_deal_interaction_calls": first_answers,
             "rate_limited": fake.rate_limited_count,
-            "budget_sends": assert_channel_budget(fake, world.channel, E2E.channel_limit, E2E.channel_window),
+            "unknown_message": sum(1 for r in requests if r.code == 10008),
+            "pings_left_at_results": [live_pings(m.created_at) for m in results],
+            "pings_left_at_end": live_pings(float("inf")),
+            "max_tables_per_deal": max(tables.values(), default=0),
+            "budget_kept": _budget_kept(fake, world),
         }
 
 
@@ -122,6 +151,16 @@ async def run(games: int, preset: str, seed: int, quick: bool = False) -> dict[s
         "first_deal_channel_calls_per_move": round(first_channel / max(1, first_moves), 2),
         "first_deal_calls_per_move": round((first_channel + first_answers) / max(1, first_moves), 2),
         "rate_limited": total("rate_limited"),
+        "budget_kept": all(r["budget_kept"] for r in results),
+        "unknown_message": total("unknown_message"),
+        "pings_left_at_results_max": max(max(r["pings_left_at_results"], default=0) for r in results),
+        "pings_left_at_results_mean": round(
+            sum(sum(r["pings_left_at_results"]) for r in results)
+            / max(1, sum(len(r["pings_left_at_results"]) for r in results)),
+            2,
+        ),
+        "pings_left_at_end": total("pings_left_at_end"),
+        "max_tables_per_deal": max(r["max_tables_per_deal"] for r in results),
         "wall_seconds": round(time.perf_counter() - started, 1),
     }
 
