@@ -134,7 +134,8 @@ class Handover:
         self.dropped = 0
         """Taken-over messages the channel already showed (at their version or a newer one)."""
         self.waiting = 0
-        """Channel sends waiting for the budget right now (`GivingWayBudget`)."""
+        """Channel sends waiting for the budget right now (`GivingWayBudget`), and refused messages
+        being written to the store: the flush waits for both before the store closes."""
         self._give_way = asyncio.Event()
         self._stopped = asyncio.Event()
         self._poller: asyncio.Task[None] | None = None
@@ -170,7 +171,7 @@ class Handover:
         self._give_way.set()
         loop = asyncio.get_running_loop()
         deadline = loop.time() + SETTLE_SECONDS
-        while self.waiting and loop.time() < deadline:
+        while self.waiting > 0 and loop.time() < deadline:
             await asyncio.sleep(0.02)
         if self._timer is not None:
             self._timer.cancel()
@@ -186,6 +187,14 @@ class Handover:
         if not self.store.keeps_after_exit:
             self._lose(1, "the store dies with the process")
             return
+        self.waiting += 1
+        try:
+            await self._keep(m)
+        finally:
+            self.waiting -= 1
+
+    async def _keep(self, m: Message) -> None:
+        assert isinstance(m.audience, Group)
         handed = HandedOver(
             HANDOVER_PLATFORM,
             m.audience.chat.key,
