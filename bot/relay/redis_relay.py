@@ -1,16 +1,16 @@
 """Delivery across processes through Redis: a stream per platform, read by that platform's processes.
 
 - **Hand-over.** `RedisRelay.dispatch` delivers the messages of its own platform itself and appends each
-  other message to `relay:out:<platform>` (XADD with an approximate MAXLEN; the key's TTL is renewed on
-  each append, so the stream of a platform nobody writes to any more goes away).
+  other message to `<prefix>:{relay:<platform>}:out` (XADD with an approximate MAXLEN; the key's TTL is
+  renewed on each append, so the stream of a platform nobody writes to any more goes away).
 - **Reading.** Every process of a platform runs a `RelayConsumer` in the consumer group `deliver` of its
   platform's stream (XREADGROUP), acknowledges an entry (XACK) once it was shown or found not to be
   shown, and takes over (XAUTOCLAIM) the entries another consumer left pending longer than `min_idle`:
   a process killed in the middle of a deal leaves its entries to the others. At least once.
 - **At most once, never older.** Before it shows a message a consumer asks `Guard.claim` (one Lua script,
-  atomic): an entry already shown (its own mark `relay:done:{t}:<id>`) or older than what its slot shows
-  (`relay:shown:{t}`: the highest table version shown for that table, reader and message key) is not
-  shown; a slot another consumer is showing right now (`relay:lease:{t}`, a lease of `lease_ms`) is left
+  atomic): an entry already shown (its own mark `<p>:{rl:<t>}:done:<id>`) or older than what its slot
+  shows (`<p>:{rl:<t>}:shown`: the highest table version shown for that table, reader and message key) is
+  not shown; a slot another consumer is showing right now (`<p>:{rl:<t>}:lease`, `lease_ms`) is left
   for later, so two versions of one message never race on the platform. After the platform accepted it,
   `Guard.commit` marks the entry done and the slot's version shown. A process killed between the
   platform's acceptance and the commit lets the message be shown again (edited in place under its key,
@@ -18,8 +18,8 @@
 - Entries older than `max_age` are acknowledged without being shown: the next message of their table
   shows it as it is, and their done marks (kept `done_ttl`) may be gone.
 
-Every key of one check carries the same hash tag (`{t}`, from the slot), so the scripts hold on Redis
-Cluster; a stream is one key. Key lifetimes are in docs/OPERATIONS.md.
+Every key of one check carries the same hash tag (`{rl:<t>}`, `t` a hash of the slot), so the scripts
+hold on Redis Cluster; a stream is one key. Key lifetimes are in docs/OPERATIONS.md.
 """
 
 from __future__ import annotations
@@ -72,8 +72,9 @@ return 1
 """
 
 
-def stream_key(platform: str) -> str:
-    return f"relay:out:{platform}"
+def stream_key(platform: str, prefix: str = "thousand") -> str:
+    """The stream of `platform`'s messages (`<prefix>:{relay:<platform>}:out`: one slot per platform)."""
+    return f"{prefix}:{{relay:{platform}}}:out"
 
 
 class Claim(enum.IntEnum):
@@ -96,8 +97,10 @@ class Guard:
         lease_ms: int = 30_000,
         shown_ttl: int = 86_400,
         done_ttl: int = 3_600,
+        prefix: str = "thousand",
     ) -> None:
         self.client = client
+        self.prefix = prefix
         self.lease_ms = lease_ms
         self.shown_ttl = shown_ttl
         self.done_ttl = done_ttl
@@ -105,11 +108,11 @@ class Guard:
         self._commit = client.register_script(_COMMIT)
         self._release = client.register_script(_RELEASE)
 
-    @staticmethod
-    def keys(message: Message, entry: str) -> list[str]:
+    def keys(self, message: Message, entry: str) -> list[str]:
+        """`<p>:{rl:<hash of the slot>}:shown|lease|done:<entry>`: one hash slot per check."""
         slot = slot_of(message) if message.key is not None else f"once|{entry}"
-        t = tag(slot)
-        return [f"relay:shown:{{{t}}}", f"relay:lease:{{{t}}}", f"relay:done:{{{t}}}:{entry}"]
+        head = f"{self.prefix}:{{rl:{tag(slot)}}}"
+        return [f"{head}:shown", f"{head}:lease", f"{head}:done:{entry}"]
 
     async def claim(self, message: Message, entry: str, holder: str) -> Claim:
         keys = self.keys(message, entry)
@@ -157,11 +160,13 @@ class RedisRelay(Relay):
         maxlen: int = 100_000,
         stream_ttl: int = 86_400,
         holder: str | None = None,
+        prefix: str = "thousand",
     ) -> None:
         self.client = client
         self.platform = platform
+        self.prefix = prefix
         self.deliver = deliver
-        self.guard = guard or Guard(client)
+        self.guard = guard or Guard(client, prefix=prefix)
         self.maxlen = maxlen
         self.stream_ttl = stream_ttl
         self.holder = holder or f"{platform}-{secrets.token_hex(4)}"
@@ -180,7 +185,7 @@ class RedisRelay(Relay):
         async with self.client.pipeline(transaction=False) as pipe:
             streams: set[str] = set()
             for message in messages:
-                key = stream_key(platform_of(message))
+                key = stream_key(platform_of(message), self.prefix)
                 streams.add(key)
                 fields: dict[bytes | bytearray | memoryview[int] | str | int | float, Any] = {
                     "id": secrets.token_hex(8),
@@ -208,13 +213,14 @@ class RelayConsumer:
         batch: int = 50,
         max_age: float = 3_000.0,
         clock: Any = time.time,
+        prefix: str = "thousand",
     ) -> None:
         self.client = client
         self.platform = platform
-        self.stream = stream_key(platform)
+        self.stream = stream_key(platform, prefix)
         self.deliver = deliver
         self.name = name or f"{platform}-{secrets.token_hex(4)}"
-        self.guard = guard or Guard(client)
+        self.guard = guard or Guard(client, prefix=prefix)
         self.min_idle_ms = min_idle_ms
         self.batch = batch
         self.max_age = max_age
