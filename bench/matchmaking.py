@@ -1,8 +1,9 @@
 """Matchmaking under load: simulated players arriving across several OS processes on one real Redis.
 
 Every process (like every bot process in production) queues its share of the arrivals, runs the matcher
-every `--match-every` seconds, renews its waiting players' entries, sends its platform heartbeats, and
-cancels some players while they wait; a few players block someone who arrived before them. When the
+every `--match-every` seconds (confirming each table it forms as built, as the table builder will),
+renews its waiting players' entries, sends its platform heartbeats, and cancels some players while they
+wait; a few players block someone who arrived before them. When the
 arrivals are over and a short drain has passed, the parent collects every match every process formed
 and checks them against what each process queued and cancelled.
 
@@ -123,6 +124,8 @@ async def work(plan: Plan, worker: int, joined_count: Synchronized[int]) -> Work
             matches = await queue.match()
             result.match_call_ms.append((time.perf_counter() - began) * 1000)
             for m in matches:
+                # The table builder's confirmation (seats the players at the table): one round trip.
+                await queue.built(m.match_id, f"public:{m.match_id}")
                 result.matches.append(
                     {
                         "id": m.match_id,

@@ -61,12 +61,25 @@ class MatchQueue(abc.ABC):
     @abc.abstractmethod
     async def match(self, now: float | None = None) -> list[Match]:
         """Form the tables that can be formed now. Safe to call from every process at once: each table
-        is returned to exactly one caller, which builds it (`get_match` reads it back for another)."""
+        is returned to exactly one caller, which builds it and confirms with `built` (if it dies first,
+        `unbuilt` hands the match to another process after `config.build_grace_seconds`)."""
 
     @abc.abstractmethod
     async def take_with_computers(self, player_key: str, now: float | None = None) -> Match | None:
         """After `config.computers_after` seconds of waiting: a match of this player alone, computers in
         the other seats. None if the player is not queued (any more), or has not waited long enough."""
+
+    @abc.abstractmethod
+    async def built(self, match_id: str, table_id: str) -> bool:
+        """The match's table exists: seat its players at `table_id` (one step) and stop offering the
+        match to `unbuilt`. False if the match record expired. Players unseated meanwhile stay unseated."""
+
+    @abc.abstractmethod
+    async def unbuilt(self, now: float | None = None, limit: int = 10) -> list[Match]:
+        """Matches not confirmed `built` within `config.build_grace_seconds` of forming (or of their last
+        hand-out here), leased to this caller for another grace. Call it periodically from every process;
+        building must be idempotent per match id (derive the table id from it), as two processes may
+        build one match when the first is slow rather than dead."""
 
     @abc.abstractmethod
     async def get_match(self, match_id: str) -> Match | None:

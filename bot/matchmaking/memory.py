@@ -47,6 +47,7 @@ class MemoryQueue(MatchQueue):
         self._alive: dict[str, float] = {}
         self._leaves: dict[str, _Expiring] = {}
         self._matches: dict[str, tuple[Match, float]] = {}
+        self._pending: dict[str, float] = {}
 
     def _now(self, now: float | None) -> float:
         return self._clock() if now is None else now
@@ -148,6 +149,7 @@ class MemoryQueue(MatchQueue):
             self._seats[entry.player.key] = _Expiring(match_id, self._clock() + self.config.seat_seconds)
         match = Match(match_id, pool, tuple(chosen), computers, at)
         self._matches[match_id] = (match, self._clock() + self.config.match_record_seconds)
+        self._pending[match_id] = at + self.config.build_grace_seconds
         return match
 
     async def match(self, now: float | None = None) -> list[Match]:
@@ -204,6 +206,30 @@ class MemoryQueue(MatchQueue):
             return None
         pool = pools_for(entry.options)[0]
         return self._form(pool, [replace(entry, rating=entry.rating_in(pool))], pool_size(pool) - 1, at)
+
+    async def built(self, match_id: str, table_id: str) -> bool:
+        self._pending.pop(match_id, None)
+        match = await self.get_match(match_id)
+        if match is None:
+            return False
+        for entry in match.players:
+            if self._seat(entry.player.key) in (match_id, table_id):
+                await self.seat(entry.player.key, table_id)
+        return True
+
+    async def unbuilt(self, now: float | None = None, limit: int = 10) -> list[Match]:
+        at = self._now(now)
+        out = []
+        for match_id, due in sorted(self._pending.items(), key=lambda item: (item[1], item[0])):
+            if due > at or len(out) == limit:
+                break
+            match = await self.get_match(match_id)
+            if match is None:
+                del self._pending[match_id]
+                continue
+            self._pending[match_id] = at + self.config.build_grace_seconds
+            out.append(match)
+        return out
 
     async def get_match(self, match_id: str) -> Match | None:
         record = self._matches.get(match_id)

@@ -132,6 +132,8 @@ class MatchConfig:
     - Leavers: `leave_free` leaves (within `leave_memory_seconds`) cost nothing, each further leave
       makes the player eligible `leave_penalty_seconds` later, capped at `leave_penalty_max`.
     - `scan_anchors` / `scan_candidates`: how much one match call examines, so a script stays short.
+    - `build_grace_seconds`: a match not confirmed `built` this long after forming is handed to any
+      process asking for `unbuilt` matches (its forming process may have died), then again each grace.
     """
 
     spread_base: float = 100.0
@@ -147,6 +149,7 @@ class MatchConfig:
     block_seconds: float = 365 * 24 * 3600.0
     heartbeat_seconds: float = 30.0
     match_record_seconds: float = 3600.0
+    build_grace_seconds: float = 30.0
     scan_anchors: int = 64
     scan_candidates: int = 64
 

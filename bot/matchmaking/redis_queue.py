@@ -52,6 +52,8 @@ _MATCH = _Script.named("mm_match")
 _TAKE = _Script.named("mm_take")
 _LEAVE = _Script.named("mm_leave")
 _BLOCK = _Script.named("mm_block")
+_BUILT = _Script.named("mm_built")
+_UNBUILT = _Script.named("mm_unbuilt")
 _RENEW_BATCH = 500
 
 
@@ -96,7 +98,8 @@ class RedisQueue(MatchQueue):
         return self._store.round_trips
 
     def key(self, kind: str, ident: str) -> str:
-        """`<prefix>:{mm}:<kind>:<ident>`; kinds: e, pool, wait, seat, block, alive, leaves, match."""
+        """`<prefix>:{mm}:<kind>:<ident>`; kinds: e, pool, wait, seat, block, alive, leaves, match
+        (and `<prefix>:{mm}:pending`, the matches not yet confirmed built)."""
         return f"{self.head}{kind}:{ident}"
 
     async def _script(self, script: _Script, keys: Sequence[str], args: Sequence[Any]) -> Any:
@@ -185,6 +188,7 @@ class RedisQueue(MatchQueue):
                 c.scan_candidates,
                 _ms(c.seat_seconds),
                 _ms(c.match_record_seconds),
+                _num(c.build_grace_seconds),
                 *self._pools,
             ],
         )
@@ -204,9 +208,20 @@ class RedisQueue(MatchQueue):
                 uuid.uuid4().hex[:16],
                 _ms(c.seat_seconds),
                 _ms(c.match_record_seconds),
+                _num(c.build_grace_seconds),
             ],
         )
         return _decode_match(record) if record else None
+
+    async def built(self, match_id: str, table_id: str) -> bool:
+        args = [self.head, match_id, table_id, _ms(self.config.seat_seconds)]
+        return int(await self._script(_BUILT, [self.key("match", match_id)], args)) >= 0
+
+    async def unbuilt(self, now: float | None = None, limit: int = 10) -> list[Match]:
+        at = time.time() if now is None else now
+        args = [self.head, _num(at), _num(self.config.build_grace_seconds), limit]
+        records = await self._script(_UNBUILT, [f"{self.head}pending"], args)
+        return [_decode_match(r) for r in records]
 
     async def get_match(self, match_id: str) -> Match | None:
         record = await self._call("GET", self.key("match", match_id))

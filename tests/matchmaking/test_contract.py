@@ -293,3 +293,25 @@ async def test_any_takes_computers_at_a_polish_table(backend: Backend) -> None:
     match = await q.take_with_computers("tg:0", now + 60)
     assert match is not None and match.pool == "polish:3:normal" and match.computers == 2
     assert match.players[0].rating == 1700.0
+
+
+async def test_a_match_nobody_built_is_handed_to_another_process(backend: Backend) -> None:
+    q, other = backend.queue, backend.second()
+    now = await now_of(backend)
+    for n in range(6):
+        await q.join(player(n), 1500 + n, THREE, now)
+    first, second = await q.match(now + 1)  # the forming process builds `first`, dies before `second`
+    assert await q.built(first.match_id, "table-1")
+    for entry in first.players:
+        assert await q.seated_at(entry.player.key) == "table-1"
+        assert (await q.cancel(entry.player.key)).match_id == "table-1"
+    assert await other.unbuilt(now + 10) == []  # within the grace
+    [late] = await other.unbuilt(now + 32)
+    assert late == second
+    assert await other.unbuilt(now + 33) == []  # leased to the first asker
+    await q.unseat(second.players[0].player.key)  # left meanwhile: stays unseated
+    assert await other.built(second.match_id, "table-2")
+    assert await q.seated_at(second.players[0].player.key) is None
+    assert await q.seated_at(second.players[1].player.key) == "table-2"
+    assert await other.unbuilt(now + 100) == []
+    assert not await q.built("no-such-match", "table-3")

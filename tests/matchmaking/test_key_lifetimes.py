@@ -62,6 +62,7 @@ async def test_every_key_has_a_lifetime_is_listed_and_goes(redis_url: str, redis
             "wait",
             "seat",
             "match",
+            "pending",
             "block",
             "alive",
             "leaves",

@@ -3,7 +3,7 @@
 -- player is taken by one match only: a matched entry is deleted from the entry key and every pool in the
 -- same step that writes its seat. A cancelled (deleted) or expired entry is not found, so never seated.
 -- KEYS[1]: any {mm} key (routes the call). ARGV: head, now, nonce, spread_base, spread_per_second,
--- spread_max, scan_anchors, scan_candidates, seat ms, record ms, pool...
+-- spread_max, scan_anchors, scan_candidates, seat ms, record ms, build grace seconds, pool...
 -- Per pool, oldest waiting first (the anchor): candidates within the anchor's window (which widens with
 -- its wait), closest rating first; each must be eligible (leaver penalty over), on a platform with a live
 -- process (alive:<platform>), blocked by none of those chosen nor blocking them, and keep the table's
@@ -11,7 +11,7 @@
 local head, now, nonce = ARGV[1], tonumber(ARGV[2]), ARGV[3]
 local base, per_s, cap = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local anchors_max, cands_max = tonumber(ARGV[7]), tonumber(ARGV[8])
-local seat_ms, record_ms = tonumber(ARGV[9]), tonumber(ARGV[10])
+local seat_ms, record_ms, grace = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11])
 local alive_cache, taken, out = {}, {}, {}
 
 local function alive(platform)
@@ -56,10 +56,13 @@ local function form(pool, chosen)
   end
   local record = cjson.encode({id = id, pool = pool, c = 0, f = now, pl = players})
   redis.call('SET', head .. 'match:' .. id, record, 'PX', record_ms)
+  -- until mm_built confirms the table, any process may claim it after the grace (mm_unbuilt)
+  redis.call('ZADD', head .. 'pending', now + grace, id)
+  redis.call('PEXPIRE', head .. 'pending', record_ms)
   out[#out + 1] = record
 end
 
-for i = 11, #ARGV do
+for i = 12, #ARGV do
   local pool = ARGV[i]
   local size = tonumber(string.match(pool, ':(%d+):'))
   local anchors = redis.call('ZRANGE', head .. 'wait:' .. pool, 0, anchors_max - 1)

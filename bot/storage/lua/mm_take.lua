@@ -1,5 +1,6 @@
 -- Start at once with computers in the empty seats (bot/matchmaking/redis_queue.py).
--- KEYS[1]: the entry; ARGV: head, player key, now, computers_after, match id, seat ms, record ms.
+-- KEYS[1]: the entry; ARGV: head, player key, now, computers_after, match id, seat ms, record ms,
+-- build grace seconds (the match waits in `pending` for mm_built, as mm_match's do).
 -- Returns the match record (JSON), or false if the player is not queued or has not waited long enough.
 local head, pk, now = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local e = redis.call('HMGET', KEYS[1], 'd', 'r', 'j', 'el', 'ps')
@@ -17,4 +18,6 @@ local size = tonumber(string.match(first, ':(%d+):'))
 local record = cjson.encode({id = ARGV[5], pool = first, c = size - 1, f = now,
   pl = {{pk, e[1], rating, tonumber(e[3]), tonumber(e[4])}}})
 redis.call('SET', head .. 'match:' .. ARGV[5], record, 'PX', tonumber(ARGV[7]))
+redis.call('ZADD', head .. 'pending', now + tonumber(ARGV[8]), ARGV[5])
+redis.call('PEXPIRE', head .. 'pending', tonumber(ARGV[7]))
 return record
