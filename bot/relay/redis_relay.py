@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import ResponseError
 
 from bot.model import Message
@@ -92,7 +93,7 @@ class Guard:
 
     def __init__(
         self,
-        client: Redis,
+        client: Redis | RedisCluster,
         *,
         lease_ms: int = 30_000,
         shown_ttl: int = 86_400,
@@ -152,7 +153,7 @@ class RedisRelay(Relay):
 
     def __init__(
         self,
-        client: Redis,
+        client: Redis | RedisCluster,
         platform: str,
         deliver: Deliver,
         *,
@@ -203,7 +204,7 @@ class RelayConsumer:
 
     def __init__(
         self,
-        client: Redis,
+        client: Redis | RedisCluster,
         platform: str,
         deliver: Deliver,
         *,

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
+from redis_server import LocalRedisCluster
 
 from bot.model import Message, Private, UserRef
 from bot.relay.memory import MemoryRelay
@@ -260,3 +262,20 @@ async def test_a_process_killed_mid_deal_is_taken_over_by_the_other(
         await asyncio.sleep(0.05)
     assert sorted(first + screen.texts) == sorted(f"m{i}" for i in range(10))
     assert len(first + screen.texts) == 10
+
+
+async def test_on_a_redis_cluster(redis_cluster: LocalRedisCluster, redis_prefix: str) -> None:
+    """Each script's keys share one hash slot, a stream is one key: the relay runs on Redis Cluster."""
+    client = RedisCluster.from_url(redis_cluster.url)
+    try:
+        screen = Screen()
+        await RedisRelay(client, "tg", Screen(), prefix=redis_prefix).dispatch(
+            [msg(BORIS, f"m{i}", key=f"k{i % 3}", version=10 - i) for i in range(6)]
+        )
+        consumer = RelayConsumer(client, "dc", screen, name="dc-1", prefix=redis_prefix)
+        await consumer.ensure_group()
+        await consumer.poll(block_ms=100)
+        assert screen.texts == ["m0", "m1", "m2"]  # m3..m5 are older versions of the same keys
+        assert consumer.skipped == 3
+    finally:
+        await client.aclose()
