@@ -80,6 +80,17 @@ class Settings(BaseSettings):
     )
     command_window: float = Field(60.0, gt=0, description="The window of command_limit, in seconds.")
 
+    # Public tables (bot.matchmaking; docs/SERVICE.md "Public tables: queue and ladder")
+    public_computers_after: float = Field(
+        60.0, ge=0, description="Seconds in the queue before starting at once with computers is offered."
+    )
+    public_entry_seconds: float = Field(
+        120.0, gt=0, description="A queue entry its process stopped renewing expires after this."
+    )
+    public_spread_max: float = Field(
+        700.0, gt=0, description="The widest rating window the matcher opens for a long wait."
+    )
+
     log_level: str = "INFO"
 
     # Operations (bot.ops; checked by `thousand check-config`)

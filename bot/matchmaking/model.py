@@ -12,9 +12,12 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Final, Literal, TypeAlias
+from typing import TYPE_CHECKING, Final, Literal, TypeAlias
 
 from core.rules import PRESETS
+
+if TYPE_CHECKING:
+    from bot.settings import Settings
 
 __all__ = [
     "ANY_PRESET",
@@ -152,6 +155,15 @@ class MatchConfig:
     build_grace_seconds: float = 30.0
     scan_anchors: int = 64
     scan_candidates: int = 64
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> MatchConfig:
+        """The deployment's tunables (`PUBLIC_*` settings); the rest keep their defaults."""
+        return cls(
+            computers_after=settings.public_computers_after,
+            entry_seconds=settings.public_entry_seconds,
+            spread_max=settings.public_spread_max,
+        )
 
     def window(self, waited: float) -> float:
         """Allowed rating distance from the anchor after `waited` seconds."""

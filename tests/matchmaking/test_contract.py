@@ -315,3 +315,14 @@ async def test_a_match_nobody_built_is_handed_to_another_process(backend: Backen
     assert await q.seated_at(second.players[1].player.key) == "table-2"
     assert await other.unbuilt(now + 100) == []
     assert not await q.built("no-such-match", "table-3")
+
+
+def test_the_deployment_settings_reach_the_matcher(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.settings import Settings
+
+    monkeypatch.setenv("PUBLIC_COMPUTERS_AFTER", "45")
+    monkeypatch.setenv("PUBLIC_ENTRY_SECONDS", "90")
+    monkeypatch.setenv("PUBLIC_SPREAD_MAX", "500")
+    config = MatchConfig.from_settings(Settings())
+    assert (config.computers_after, config.entry_seconds, config.spread_max) == (45, 90, 500)
+    assert config.window(10_000) == 500 and config.window(0) == 100
