@@ -430,6 +430,9 @@ class Oracle:
             elif not seated or cmd.name in ("new", "join"):
                 v.fail(f"{cmd.name} from {who}'s private chat changed {key}, where they do not sit")
         new_table = d0 is None or d1.serial != d0.serial
+        if new_table and not timer and cmd.name == "again":
+            self._again(cmd, key, d0, d1, v)
+            return
         if new_table:
             if timer or cmd.name != "new":
                 v.fail(f"{cmd.name} replaced table {key}")
@@ -452,6 +455,23 @@ class Oracle:
         if d0.settings != d1.settings and not timer and not _is_manager(cmd, key, d0):
             v.fail(f"{who} changed the settings of {key} without the right")
         self._stream(key, before, after, d1, v)
+
+    def _again(self, cmd: Command, key: str, d0: TableDoc | None, d1: TableDoc, v: Verdict) -> None:
+        """Play again (docs/SERVICE.md): only over a finished game, by someone seated at it; the same seats
+        (its people, computers where a person left) and settings; a lobby, or a game at once when one
+        person sits there."""
+        who = cmd.user.key
+        if d0 is None or d0.status != "finished" or d0.game is None:
+            v.fail(f"again at {key} made a table where no game had finished")
+            return
+        if d0.seat_of(who) is None:
+            v.fail(f"again by {who}, who did not sit at the finished table {key}")
+        people = [s.user if s.human else None for s in d0.seats]
+        if [s.user if s.human else None for s in d1.seats] != people or d1.settings != d0.settings:
+            v.fail(f"again at {key} changed the seats or settings ({people} -> {[s.user for s in d1.seats]})")
+        alone = sum(1 for p in people if p is not None) == 1
+        if d1.status != ("game" if alone else "lobby") or d1.creator != who or d1.id != d0.id:
+            v.fail(f"again at {key} made a {d1.status} table of {d1.creator}")
 
     def _seats(self, cmd: Command, key: str, d0: TableDoc, d1: TableDoc, v: Verdict, timer: bool) -> None:
         who = cmd.user.key
