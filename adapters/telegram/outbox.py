@@ -64,7 +64,17 @@ from adapters.telegram.limits import INFO, NORMAL, URGENT, Preempted, SendArgs, 
 from bot.ops.metrics import Metrics
 from bot.storage import HandedOver, StorageError, Store
 
-__all__ = ["HANDOVER_PLATFORM", "DeliveryStats", "Op", "Outbox", "Ref", "StopReport", "chat_scope"]
+__all__ = [
+    "HANDOVER_PLATFORM",
+    "DeliveryStats",
+    "Op",
+    "Outbox",
+    "Ref",
+    "StopReport",
+    "chat_scope",
+    "handed_over",
+    "op_of",
+]
 
 log = logging.getLogger("thousand.telegram.outbox")
 

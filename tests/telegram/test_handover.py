@@ -13,6 +13,7 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator
+from dataclasses import replace
 
 import pytest
 import redis.asyncio as aioredis
@@ -20,10 +21,11 @@ from fakes.telegram import FakeTelegram
 from tgkit import Rig
 
 from adapters.telegram.content import render
-from adapters.telegram.outbox import HANDOVER_PLATFORM, Op, Outbox, handed_over
-from bot.model import ChatRef, Group, Message, Private, UserRef
+from adapters.telegram.limits import URGENT
+from adapters.telegram.outbox import HANDOVER_PLATFORM, Op, Outbox, handed_over, op_of
+from bot.model import Button, ChatRef, Group, Message, Private, UserRef
 from bot.ops.shutdown import EXIT_OK, EXIT_UNDELIVERED, STOP_WITHIN
-from bot.storage import KeyLayout, MemoryStore, RedisStore, Store
+from bot.storage import HandedOver, KeyLayout, MemoryStore, RedisStore, Store
 
 pytestmark = pytest.mark.timeout(60)
 HOLD = 8.0
@@ -209,3 +211,39 @@ async def test_a_stop_with_nothing_waiting_exits_cleanly_and_hands_nothing_over(
     assert bot.stop_report is not None and bot.stop_report.drained
     assert _sent(rig, chat.id) == ["Deal 1 · bidding"]
     assert await rig.store.take_handed_over(HANDOVER_PLATFORM) == []
+
+
+def test_a_handed_over_message_comes_back_as_it_was_queued() -> None:
+    user = UserRef("tg", "5", "Alice")
+    buttons = ((Button("Pass", "x|1|tg:-9"), Button("Bid 110", "b|110|1|tg:-9")),)
+    message = Message(Private(user), "**Your turn**", "hand:tg:-9", buttons, version=7, notify=True)
+    op = replace(
+        _hand_op(5, "tg:-9", "x", 7),
+        content=replace(render(message), lead=("first part",), image=b"\x89PNG", document=("a.txt", b"\0\1")),
+        priority=URGENT,
+        series="d3",
+        silent=True,
+        reply_to=12,
+    )
+    op.seq = 41
+    handed = handed_over(op)
+    assert (handed.platform, handed.table_id, handed.audience, handed.key, handed.version, handed.order) == (
+        "tg",
+        "tg:-9",
+        "5",
+        "hand:tg:-9",
+        7,
+        41,
+    )
+    back = op_of(HandedOver.decode(handed.encode()) or handed)
+    assert back is not None and back.handed_over
+    assert back.content == op.content  # text, buttons, lead, image, document, fingerprint
+    for name in ("chat_id", "key", "fresh", "replace_old", "silent", "reply_to", "version", "rank", "series"):
+        assert getattr(back, name) == getattr(op, name), name
+    assert op_of(replace(handed, payload="{")) is None
+    assert op_of(replace(handed, platform="dc")) is None
+    assert _group_op(-9, "x", None, None).key is None and _table_of_group(-9) == "tg:-9"
+
+
+def _table_of_group(chat_id: int) -> str:
+    return handed_over(_group_op(chat_id, "x", "table", 1)).table_id
