@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 
 import pytest
 from dckit import World, message_texts, running_bot
@@ -17,8 +18,8 @@ from fakes.discord import FakeDiscord
 from fakes.discord.models import FakeChannel
 
 from adapters.discord.client import ThousandBot
-from adapters.discord.handover import HANDOVER_PLATFORM, install, payload_of
-from bot.model import ChatRef, Group, Message
+from adapters.discord.handover import HANDOVER_PLATFORM, install, message_of, payload_of
+from bot.model import Button, ChatRef, Group, Message
 from bot.ops.shutdown import EXIT_OK, EXIT_UNDELIVERED, STOP_WITHIN
 from bot.storage import HandedOver, KeyLayout, MemoryStore, RedisStore
 
@@ -131,3 +132,25 @@ async def test_with_the_memory_store_the_lost_channel_messages_are_counted_in_th
     assert (code, lost, handover.lost, handover.handed_over) == (EXIT_UNDELIVERED, 2, 2, 0)
     assert took < 5, took
     assert _shown(fake, channel, "Deal 1: result") == []
+
+
+def test_a_handed_over_channel_message_comes_back_as_it_was() -> None:
+    chat = ChatRef("dc", "77", "thousand")
+    buttons = ((Button("Join", "j|1|dc:77"), Button("Start", "s|1|dc:77")),)
+    m = Message(
+        Group(chat),
+        "**Lobby**",
+        "lobby:1",
+        buttons,
+        notify=True,
+        language="pl",
+        kind="lobby",
+        heading="",
+        version=3,
+        series="s",
+        optional=True,
+    )
+    handed = HandedOver(HANDOVER_PLATFORM, chat.key, chat.chat_id, m.key, m.version, 1, payload_of(m))
+    assert message_of(handed) == m
+    assert message_of(replace(handed, platform="tg")) is None
+    assert message_of(replace(handed, payload="[]")) is None
