@@ -367,10 +367,14 @@ class Outbox:
             if m.kind != "hand" or not isinstance(m.audience, Private):
                 continue
             if reply.in_dm:
+                plan.mine.remove(m)
                 if m.key is not None:
                     ref = MessageRef(pressed.id, m.version)
-                    await self.refs.set_dm(reply.user_id, m.key, pressed.channel.id, ref)
-                plan.mine.remove(m)
+                    replaced = await self.refs.set_dm(reply.user_id, m.key, pressed.channel.id, ref)
+                    if replaced is not None and replaced.newer_than(m.version):
+                        # Another call already drew a later hand into the DM: it stays.
+                        await self.refs.set_dm(reply.user_id, m.key, pressed.channel.id, replaced)
+                        return
                 await reply.update(self._hand_body(m, dm=True))
                 return
             if await self.refs.wants_dm(reply.user_id):
