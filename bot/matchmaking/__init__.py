@@ -21,9 +21,10 @@ from bot.matchmaking.model import (
     Options,
     Player,
     QueueStatus,
+    all_pools,
     pools_for,
 )
-from bot.matchmaking.redis_queue import RedisQueue, all_pools
+from bot.matchmaking.redis_queue import RedisQueue
 
 __all__ = [
     "ANY_PRESET",

@@ -21,6 +21,7 @@ from bot.matchmaking.model import (
     Player,
     QueueStatus,
     Ratings,
+    all_pools,
     pool_ratings,
     pool_size,
     pools_for,
@@ -157,7 +158,8 @@ class MemoryQueue(MatchQueue):
         config = self.config
         formed: list[Match] = []
         live = [e for k in list(self._entries) if (e := self._entry(k)) is not None]
-        pools = sorted({p for e in live for p in pools_for(e.options)})
+        waiting_in = {p for e in live for p in pools_for(e.options)}
+        pools = [p for p in all_pools() if p in waiting_in]
         for pool in pools:
             size = pool_size(pool)
             # Oldest first; ties by key, as the Redis zset orders them.

@@ -34,6 +34,7 @@ __all__ = [
     "Player",
     "QueueStatus",
     "Ratings",
+    "all_pools",
     "pool_ratings",
     "pools_for",
 ]
@@ -113,6 +114,17 @@ def pool_ratings(rating: Ratings, options: Options) -> dict[str, float]:
         else:
             out[pool] = float(rating)
     return out
+
+
+def all_pools() -> tuple[str, ...]:
+    """Every pool there can be (preset × allowed players × pace), in the order the matcher scans them:
+    presets as `core.rules.PRESETS` lists them, so an "any" player fitting two is seated Polish first."""
+    return tuple(
+        f"{name}:{players}:{pace}"
+        for name in PRESETS
+        for players in PRESETS[name].player_counts
+        for pace in PACES
+    )
 
 
 def pool_size(pool: str) -> int:

@@ -24,7 +24,6 @@ from typing import Any
 
 from bot.matchmaking.base import MatchQueue
 from bot.matchmaking.model import (
-    PACES,
     CancelOutcome,
     CancelResult,
     Entry,
@@ -36,11 +35,11 @@ from bot.matchmaking.model import (
     Player,
     QueueStatus,
     Ratings,
+    all_pools,
     pool_ratings,
 )
 from bot.storage import RedisStore
 from bot.storage.redis_store import _Script
-from core.rules import PRESETS
 
 __all__ = ["RedisQueue", "all_pools"]
 
@@ -55,17 +54,6 @@ _BLOCK = _Script.named("mm_block")
 _BUILT = _Script.named("mm_built")
 _UNBUILT = _Script.named("mm_unbuilt")
 _RENEW_BATCH = 500
-
-
-def all_pools() -> tuple[str, ...]:
-    """Every pool there can be (preset × allowed players × pace): the matcher scans each; an empty pool
-    costs one ZRANGE inside the script."""
-    return tuple(
-        f"{name}:{players}:{pace}"
-        for name in sorted(PRESETS)
-        for players in PRESETS[name].player_counts
-        for pace in PACES
-    )
 
 
 def _ms(seconds: float) -> int:

@@ -326,3 +326,14 @@ def test_the_deployment_settings_reach_the_matcher(monkeypatch: pytest.MonkeyPat
     config = MatchConfig.from_settings(Settings())
     assert (config.computers_after, config.entry_seconds, config.spread_max) == (45, 90, 500)
     assert config.window(10_000) == 500 and config.window(0) == 100
+
+
+async def test_any_fitting_two_tables_sits_at_the_polish_one(backend: Backend) -> None:
+    q = backend.queue
+    now = await now_of(backend)
+    await q.join(player(0), 1500, Options("any", 3, "normal"), now)
+    for n in (1, 2):
+        await q.join(player(n), 1500, Options("estonian", 3, "normal"), now)
+        await q.join(player(n + 10), 1500, Options("polish", 3, "normal"), now)
+    [match] = await q.match(now + 1)
+    assert match.pool == "polish:3:normal" and "tg:0" in {e.player.key for e in match.players}
