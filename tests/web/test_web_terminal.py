@@ -55,6 +55,9 @@ async def test_play_web_serves_the_table_on_loopback() -> None:
                 ) as r:
                     view = await r.json()
             assert view["actions"] and view["hand"]
+            # The heading names the game and its players, not the terminal's chat ("Terminal").
+            assert view["heading"].startswith("1000 · ") and "Terminal" not in view["heading"]
+            assert view["heading"].endswith(", ".join(seat["name"] for seat in view["seats"][1:]))
             before = len(out.getvalue())
             move = {"session": session["session"], "payload": view["actions"][0]["payload"]}
             async with http.post(f"{base}/api/act", json=move, headers={"Origin": base}) as r:

@@ -407,7 +407,13 @@
   }
 
   function renderFelt(v) {
-    if (shown.hold) $("trick").replaceChildren(completed(shown.hold));
+    if (shown.hold) {
+      // The trick taken stays a moment; the next one, if it has begun, shows under it (a player whose
+      // turn it is sees what was led before tapping a card).
+      const now = (v.trick || []).length ? h("div", { class: "now" },
+        h("div", { class: "label", text: S("trick") }), ...v.trick.map((p) => played(p.seat, p.card, false))) : null;
+      $("trick").replaceChildren(completed(shown.hold), ...(now ? [now] : []));
+    }
     else $("trick").replaceChildren(...(v.trick || []).map((p) => played(p.seat, p.card, false)));
     const talon = [];
     const early = ["bidding", "blind", "sale", "talon", "discard", "exchange", "contract"].includes(v.phase)
