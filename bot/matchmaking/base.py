@@ -1,7 +1,7 @@
 """The matchmaking queue's contract, kept by `MemoryQueue` (one process, local play and tests) and
 `RedisQueue` (production: every process of every platform shares it and may run the matcher).
 
-Guarantees both keep (tests/matchmaking/test_contract.py checks them on both):
+Guarantees both keep (tests/matchmaking/test_queue_contract.py checks them on both):
 - a player is in the queue at most once, and never while seated at a public table (`seat`);
 - `match` forms each table exactly once: a matched player leaves the queue in the same atomic step
   that seats them, so no player is ever at two tables, even with every process matching at once;

@@ -1,5 +1,5 @@
 """The matchmaking queue in one process's memory: local play, tests, and the reference the Redis scripts
-are checked against (both run tests/matchmaking/test_contract.py)."""
+are checked against (both run tests/matchmaking/test_queue_contract.py)."""
 
 from __future__ import annotations
 
