@@ -670,6 +670,15 @@ class Outbox:
                 return
         message_id = await self._post(op, chat)
         displaced = await self._remember(scope, op.key, message_id, content, refs, op.version)
+        newer_shown = displaced is not None and _newer(displaced.version, op.version)
+        if op.handed_over and displaced is not None and displaced.message_id != message_id and newer_shown:
+            # A newer state of the key was shown while this one waited for the budget (another
+            # process): that one stays the key's message, this older one goes.
+            self.stats.outdated += 1
+            await self.store.set_ref(scope, op.key, displaced.encode(), ttl_seconds=self.refs_ttl)
+            refs[op.key] = displaced.encode()
+            await self._delete(op.chat_id, message_id)
+            return
         one_message = op.replace_old or not op.fresh
         known = (message_id, old.message_id if old is not None else None)
         if one_message and displaced is not None and displaced.message_id not in known:

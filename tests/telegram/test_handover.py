@@ -22,7 +22,7 @@ from tgkit import Rig
 
 from adapters.telegram.content import render
 from adapters.telegram.limits import URGENT
-from adapters.telegram.outbox import HANDOVER_PLATFORM, Op, Outbox, handed_over, op_of
+from adapters.telegram.outbox import HANDOVER_PLATFORM, Op, Outbox, Ref, chat_scope, handed_over, op_of
 from bot.model import Button, ChatRef, Group, Message, Private, UserRef
 from bot.ops.shutdown import EXIT_OK, EXIT_UNDELIVERED, STOP_WITHIN
 from bot.storage import HandedOver, KeyLayout, MemoryStore, RedisStore, Store
@@ -247,3 +247,22 @@ def test_a_handed_over_message_comes_back_as_it_was_queued() -> None:
 
 def _table_of_group(chat_id: int) -> str:
     return handed_over(_group_op(chat_id, "x", "table", 1)).table_id
+
+
+async def test_a_taken_over_message_that_a_newer_state_overtook_while_it_waited_goes(wall_rig: Rig) -> None:
+    rig = wall_rig
+    chat = rig.group("Cards", [rig.fake.add_user("Alice")])
+    outbox = rig.bot.adapter.outbox
+    await _hold_group(rig, rig.store, chat.id, 1.5)
+    outbox.take_over([handed_over(_group_op(chat.id, "Deal 2 · bidding", "table", 9, fresh=True))])
+    await asyncio.sleep(0.3)  # waiting for the group's budget
+    # Meanwhile another process shows the table's next state under the key.
+    newer = Ref(424242, "text", "fp", float(int(time.time())), 10)
+    await rig.store.set_ref(chat_scope(chat.id), "table", newer.encode(), ttl_seconds=60)
+    assert await outbox.drain(10)
+    # Posted after the wait, then taken back: the chat's newest message of the key is the newer one.
+    assert _sent(rig, chat.id) == ["Deal 2 · bidding"]
+    assert len(_sent(rig, chat.id, "deleteMessage")) == 1
+    assert [m.content for m in rig.fake.bot_messages(chat)] == []
+    refs = await rig.store.get_refs(chat_scope(chat.id))
+    assert Ref.decode(refs["table"]) == newer
