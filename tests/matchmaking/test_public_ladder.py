@@ -124,3 +124,12 @@ async def test_every_ladder_key_has_a_lifetime(redis_url: str, redis_prefix: str
     assert all([await raw.pttl(k) > 0 for k in keys])
     await raw.aclose()
     await store.close()
+
+
+async def test_a_leaver_is_rated_as_losing_to_everyone(ladder: LadderStore) -> None:
+    scores = {"tg:1": 700, "dc:2": 300, "web:3": 100}
+    changes = await ladder.apply_game("polish", "left", scores, {}, leavers=["tg:1"])
+    assert changes is not None
+    assert changes["tg:1"][1].rating < 1500 < changes["dc:2"][1].rating
+    assert changes["web:3"][1].rating == pytest.approx(1500)  # beat the leaver, lost to dc:2: even
+    assert [p.game_id for p in await ladder.history("polish", "tg:1")] == ["left"]
