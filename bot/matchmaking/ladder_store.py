@@ -120,6 +120,11 @@ class LadderStore(abc.ABC):
         player's (before, after), or None if this game was applied already."""
         at = time.time() if now is None else now
         players = sorted(scores)
+        for ident in (game_id, *players):
+            if not ident or any(c in ident for c in "{} "):
+                raise ValueError(f"bad game or player id {ident!r}")
+        if len(players) < 2 or not set(leavers) <= set(players):
+            raise ValueError("a rated game needs two human players, and leavers among them")
         for _ in range(self.config.retries):
             stored = await self._read(preset, players)
             before = {p: self._aged(stored[p], at) for p in players}

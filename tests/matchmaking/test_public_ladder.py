@@ -133,3 +133,15 @@ async def test_a_leaver_is_rated_as_losing_to_everyone(ladder: LadderStore) -> N
     assert changes["tg:1"][1].rating < 1500 < changes["dc:2"][1].rating
     assert changes["web:3"][1].rating == pytest.approx(1500)  # beat the leaver, lost to dc:2: even
     assert [p.game_id for p in await ladder.history("polish", "tg:1")] == ["left"]
+
+
+async def test_bad_games_are_refused_and_change_nothing(ladder: LadderStore) -> None:
+    for scores, leavers, game in (
+        ({"tg:1": 5}, [], "g"),
+        ({"tg:1": 5, "tg:{2}": 1}, [], "g"),
+        ({"tg:1": 5, "tg:2": 1}, ["tg:3"], "g"),
+        ({"tg:1": 5, "tg:2": 1}, [], ""),
+    ):
+        with pytest.raises(ValueError):
+            await ladder.apply_game("polish", game, scores, {}, leavers=leavers)
+    assert await ladder.get("polish", "tg:1") == Rating()
