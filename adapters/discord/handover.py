@@ -30,7 +30,7 @@ import itertools
 import json
 import logging
 from collections.abc import Callable
-from typing import Any, Final
+from typing import TYPE_CHECKING, Final
 
 from bot.model import Button, ChatRef, Group, Message
 from bot.ops.shutdown import GracefulShutdown, ShuttingDown
@@ -39,6 +39,9 @@ from bot.storage import HandedOver, StorageError, Store
 from .budget import ChannelBudget
 from .delivery import Outbox
 from .refs import MessageRef
+
+if TYPE_CHECKING:
+    from .client import ThousandBot
 
 __all__ = [
     "DELIVER_ON_STOP",
@@ -322,7 +325,9 @@ class GivingWayBudget(ChannelBudget):
             handover.waiting -= 1
 
 
-def install(bot: Any, *, deliver_for: float = DELIVER_ON_STOP, interval: float = POLL_SECONDS) -> Handover:
+def install(
+    bot: ThousandBot, *, deliver_for: float = DELIVER_ON_STOP, interval: float = POLL_SECONDS
+) -> Handover:
     """Give a `ThousandBot` the hand-over: its outbox's budget gives way at the stop and hands refused
     channel messages over; stop hooks registered with its runtime. Call `start()` once it runs."""
     runtime = bot.runtime
