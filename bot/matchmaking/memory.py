@@ -221,7 +221,7 @@ class MemoryQueue(MatchQueue):
 
     async def unbuilt(self, now: float | None = None, limit: int = 10) -> list[Match]:
         at = self._now(now)
-        out = []
+        out: list[Match] = []
         for match_id, due in sorted(self._pending.items(), key=lambda item: (item[1], item[0])):
             if due > at or len(out) == limit:
                 break
