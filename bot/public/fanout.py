@@ -14,8 +14,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Final
 
+from bot.commands import PayloadError, encode_payload, read_payload
 from bot.i18n import LANGUAGES, Translator, translator
 from bot.model import Button, Group, Message, Private, UserRef
+from bot.public.refusals import PUBLIC_REFUSED
 from bot.table import TableDoc
 
 __all__ = ["PUBLIC_PLATFORM", "Redraw", "fan_out", "is_public"]
@@ -50,6 +52,30 @@ def fan_out(doc: TableDoc, messages: Sequence[Message], redraws: Mapping[str, Re
                 if lang not in drawn:
                     drawn[lang] = redraw(translator(lang))
                 text, buttons = drawn[lang]
+            buttons = _public_buttons(buttons, translator(lang))
             user = UserRef(seat.platform or "", seat.user_id or "", seat.name, lang)
             out.append(replace(message, audience=Private(user), text=text, buttons=buttons, language=lang))
     return out
+
+
+def _public_buttons(buttons: tuple[tuple[Button, ...], ...], t: Translator) -> tuple[tuple[Button, ...], ...]:
+    """Without the buttons of commands a public table refuses; the score sheet's "Play again" becomes
+    "Game record" (`export`): once the game is over nobody sits at the table any more, so a private
+    `/export` no longer finds it, and the button names the table."""
+    rows: list[tuple[Button, ...]] = []
+    for row in buttons:
+        kept: list[Button] = []
+        for button in row:
+            try:
+                p = read_payload(button.payload)
+            except PayloadError:
+                kept.append(button)
+                continue
+            if p.name == "again":
+                payload = encode_payload("export", (), p.version, p.table_id, p.tag)
+                kept.append(Button(t._("Game record"), payload))
+            elif p.name not in PUBLIC_REFUSED:
+                kept.append(button)
+        if kept:
+            rows.append(tuple(kept))
+    return tuple(rows)

@@ -22,9 +22,9 @@ from core.cards import cards_of
 from core.game import GameState
 from core.view import seat_view
 
-ALA = UserRef("tg", "101", "Ala", "pl")
-BORIS = UserRef("dc", "202", "Boris", "ru")
-EVE = UserRef("web", "303", "Eve", "en")
+ALA = UserRef("tg", "90000101", "Ala", "pl")
+BORIS = UserRef("dc", "90000202", "Boris", "ru")
+EVE = UserRef("web", "90000303", "Eve", "en")
 PLAYERS = (ALA, BORIS, EVE)
 
 
@@ -110,7 +110,11 @@ async def test_a_whole_deal_across_three_platforms_each_in_their_language(pub: H
     assert set(tables) == {u.key for u in PLAYERS}
     # One key for everyone (edited in place per deal), each in their own language, drawn apart.
     assert len({m.key for m in tables.values()}) == 1
-    assert {k: m.language for k, m in tables.items()} == {"tg:101": "pl", "dc:202": "ru", "web:303": "en"}
+    assert {k: m.language for k, m in tables.items()} == {
+        "tg:90000101": "pl",
+        "dc:90000202": "ru",
+        "web:90000303": "en",
+    }
     assert len({m.body for m in tables.values()}) == 3
     assert all(m.audience.user.platform == k.split(":")[0] for k, m in tables.items())  # type: ignore[union-attr]
     hands = by_user(opened, "hand")
@@ -129,7 +133,7 @@ async def test_a_whole_deal_across_three_platforms_each_in_their_language(pub: H
     assert {m.language for m in results.values()} == {"pl", "ru", "en"}
     # Only display names: no platform ids, no user keys in anything anyone was shown.
     for m in h.sent:
-        for ident in ("101", "202", "303", "tg:", "dc:", "web:"):
+        for ident in ("90000101", "90000202", "90000303", "tg:", "dc:", "web:"):  # ids no score reaches
             assert ident not in m.text, (ident, m.text)
 
 
@@ -153,9 +157,9 @@ async def test_phrases_reach_everyone_in_their_language_and_free_text_does_not(p
     said = await h.text(BORIS, "/say wp", chat=dm(BORIS))
     phrases = by_user(said, "phrase")
     assert set(phrases) == {u.key for u in PLAYERS}
-    assert phrases["web:303"].body == "💬 Boris: Well played!"
-    assert phrases["tg:101"].language == "pl" and "Boris" in phrases["tg:101"].body
-    assert phrases["tg:101"].body != phrases["web:303"].body
+    assert phrases["web:90000303"].body == "💬 Boris: Well played!"
+    assert phrases["tg:90000101"].language == "pl" and "Boris" in phrases["tg:90000101"].body
+    assert phrases["tg:90000101"].body != phrases["web:90000303"].body
     assert (await h.doc())[0] == version  # a phrase leaves the move buttons valid
     # Anything but a phrase id is not relayed: the sender alone is told which phrases there are.
     for line in ("/say meet me at example.com", "/say", "/say you idiot"):
@@ -203,4 +207,66 @@ async def test_a_seat_only_once_per_match() -> None:
         await open_public_table(service, PublicMatch((ALA, ALA), "polish", 3))
     with pytest.raises(ValueError):
         await open_public_table(service, PublicMatch(PLAYERS, "polish", 2))
+    await service.close()
+
+
+async def test_table_score_hand_export_back_and_leave_work_as_at_a_group_table(pub: Harness) -> None:
+    h = pub
+    await open_three(h)
+    for line, kind in (("/table", "table"), ("/score", None), ("/hand", "hand")):
+        replies = await h.text(EVE, line, chat=dm(EVE))
+        assert replies and not errors(replies), (line, [m.text for m in replies])
+        assert all(not isinstance(m.audience, Group) for m in replies)
+        if kind == "table":  # asked anew: everyone's copy comes down again, each in their language
+            assert set(by_user(replies, "table")) == {u.key for u in PLAYERS}
+        if kind == "hand":
+            assert [m.audience.user.key for m in replies if m.kind == "hand"] == ["web:90000303"]  # type: ignore[union-attr]
+    # Away by the timer, back with /back; leaving gives the seat to a computer and nobody is told privately
+    # anything of the table afterwards.
+    left = await h.text(BORIS, "/leave", chat=dm(BORIS))
+    assert not errors(left)
+    _, doc = await h.doc()
+    assert doc is not None and doc.seats[doc.seat_of(ALA.key) or 0].human
+    assert [s.kicked for s in doc.seats if s.user == BORIS.key] == [True]
+    later = await h.text(ALA, "/table", chat=dm(ALA))
+    assert "dc:90000202" not in {m.audience.user.key for m in later if isinstance(m.audience, Private)}
+    back = await h.text(ALA, "/back", chat=dm(ALA))
+    assert all(not isinstance(m.audience, Group) for m in back)
+
+
+async def test_a_whole_game_ends_with_the_score_sheet_and_chart_for_each_in_their_language(
+    clock: Clock,
+) -> None:
+    store = MemoryStore(clock=clock)
+    service = Service(store, quiet_settings(charts=True), handlers=Handlers, clock=clock)
+    h = Harness(service, store, clock)
+    await open_three(h, (ALA, EVE), seats=3)
+    _, doc = await h.doc()
+    assert doc is not None
+    seats = {u.key: doc.seat_of(u.key) for u in (ALA, EVE)}
+    rng = random.Random(3)
+    finals: dict[str, Message] = {}
+    for _ in range(3000):
+        state = await h.state()
+        if state.finished:
+            break
+        seat = state.to_act
+        user = next(u for u in (ALA, EVE) if seats[u.key] == seat)
+        legal = list(state.legal_actions(seat))  # type: ignore[arg-type]
+        action = choose_action("easy", seat_view(state, seat), legal, seed=rng.getrandbits(32))  # type: ignore[arg-type]
+        replies = await h.text(user, action_text(action, state, seat), chat=dm(user))  # type: ignore[arg-type]
+        assert not errors(replies)
+        assert all(not isinstance(m.audience, Group) for m in replies)
+        finals.update(by_user(replies, "final"))
+    assert set(finals) == {ALA.key, EVE.key}
+    assert finals[ALA.key].language == "pl" and finals[EVE.key].language == "en"
+    assert finals[ALA.key].body != finals[EVE.key].body
+    assert all(m.image is not None and m.image.startswith(b"\x89PNG") for m in finals.values())
+    # No "Play again" among strangers: the sheet offers the game record instead, which works from the
+    # private chat although nobody sits at the finished table any more.
+    labels = {b.label for row in finals[ALA.key].buttons for b in row}
+    assert labels == {"Zapis gry"}, labels
+    record = await h.press(ALA, finals[ALA.key].buttons[0][0].payload, chat=dm(ALA))
+    assert [m.kind for m in record] == ["export"] and record[0].document is not None
+    assert record[0].audience.user == ALA  # type: ignore[union-attr]
     await service.close()
