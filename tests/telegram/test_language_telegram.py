@@ -127,7 +127,7 @@ async def test_a_polish_player_in_an_english_group(rig: Rig) -> None:
     assert len(private) > 20
     assert not english_in("pl", private, names)
     assert any("Twoje karty" in text for _, text in private)
-    assert any(text.startswith("Dołączyłeś(-aś) do stołu") for _, text in private)  # the seat's greeting
+    assert any(text.startswith("Masz miejsce przy stole") for _, text in private)  # the seat's greeting
     group = [text for _, text in seen_texts(fake, "en", {chat.id})]
     assert any("Deal 1" in text for text in group)
     assert not any("Rozdanie" in text or "Twoje" in text for text in group)
