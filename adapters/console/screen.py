@@ -8,7 +8,7 @@ would pile up. `Screen` turns each message into the lines worth printing:
 - the talon once per deal, wherever it would appear again (the table reprinted after each move, the
   hand, the note of the talon taken);
 - the hand without what the table printed just above it (bids, declarer, trump, the trick);
-- sentences about the person at the terminal in the second person ("You bomb", "Zakończyłeś grę"),
+- sentences about the person at the terminal in the second person ("You bomb", "Gra zakończona przez ciebie"),
   since they are its only reader: the service writes them about a name, for a group.
 
 Lines are matched by the translated message templates (`{field}` becomes a group), so this works in
