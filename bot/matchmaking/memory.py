@@ -173,14 +173,18 @@ class MemoryQueue(MatchQueue):
                 if anchor.eligible_at > at or not self._is_alive(anchor.player.platform):
                     continue
                 window = config.window(at - anchor.joined)
-                around = sorted(
-                    (
-                        e
-                        for e in members
-                        if e.player.key in self._entries and abs(e.rating - anchor.rating) <= window
-                    ),
+                # The nearest on each side, as the Redis script takes them.
+                half = -(-config.scan_candidates // 2)
+                live_here = [e for e in members if e.player.key in self._entries]
+                up = sorted(
+                    (e for e in live_here if anchor.rating < e.rating <= anchor.rating + window),
                     key=lambda e: (e.rating, e.player.key),
-                )[: config.scan_candidates]
+                )[:half]
+                down = sorted(
+                    (e for e in live_here if anchor.rating - window <= e.rating <= anchor.rating),
+                    key=lambda e: (-e.rating, e.player.key),
+                )[: half + 1]  # the anchor itself is among them
+                around = [e for e in (*up, *down) if e is not anchor]
                 around.sort(key=lambda e: (abs(e.rating - anchor.rating), e.rating, e.player.key))
                 chosen = [anchor]
                 low = high = anchor.rating

@@ -337,3 +337,18 @@ async def test_any_fitting_two_tables_sits_at_the_polish_one(backend: Backend) -
         await q.join(player(n + 10), 1500, Options("polish", 3, "normal"), now)
     [match] = await q.match(now + 1)
     assert match.pool == "polish:3:normal" and "tg:0" in {e.player.key for e in match.players}
+
+
+@pytest.mark.parametrize("config", [MatchConfig(scan_candidates=4)])
+async def test_a_dense_window_still_yields_the_nearest_players(backend: Backend) -> None:
+    q = backend.queue
+    now = await now_of(backend)
+    await q.join(player(0), 1500, THREE, now - 1)  # the anchor: waited longest
+    for n in range(10):
+        await q.join(player(n + 10), 1400 + n, THREE, now)  # many within the window, below
+    await q.join(player(1), 1501, THREE, now)
+    await q.join(player(2), 1502, THREE, now)
+    matches = await q.match(now + 0.5)
+    first = next(m for m in matches if "tg:0" in {e.player.key for e in m.players})
+    assert {e.player.key for e in first.players} == {"tg:0", "tg:1", "tg:2"}
+    assert first.spread == 2

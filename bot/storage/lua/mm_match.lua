@@ -5,7 +5,7 @@
 -- KEYS[1]: any {mm} key (routes the call). ARGV: head, now, nonce, spread_base, spread_per_second,
 -- spread_max, scan_anchors, scan_candidates, seat ms, record ms, build grace seconds, pool...
 -- Per pool, oldest waiting first (the anchor): candidates within the anchor's window (which widens with
--- its wait), closest rating first; each must be eligible (leaver penalty over), on a platform with a live
+-- its wait), the nearest scan_candidates / 2 above and below, closest rating first; each must be eligible (leaver penalty over), on a platform with a live
 -- process (alive:<platform>), blocked by none of those chosen nor blocking them, and keep the table's
 -- rating spread within the window. Returns the formed matches' records (JSON).
 local head, now, nonce = ARGV[1], tonumber(ARGV[2]), ARGV[3]
@@ -71,12 +71,21 @@ for i = 12, #ARGV do
       local a = load(apk, pool)
       if a and a.el <= now and alive(a.pl) then
         local window = math.min(cap, base + per_s * math.max(0, now - a.j))
-        local around = redis.call('ZRANGEBYSCORE', head .. 'pool:' .. pool, a.r - window, a.r + window,
-          'WITHSCORES', 'LIMIT', 0, cands_max)
-        local cands = {}
-        for k = 1, #around, 2 do
-          if around[k] ~= apk and not taken[around[k]] then
-            cands[#cands + 1] = {pk = around[k], r = tonumber(around[k + 1])}
+        -- the nearest on each side (a dense window holds more than one call should look at)
+        local half = math.ceil(cands_max / 2)
+        -- (above: strictly; below: from the anchor's own rating, the anchor itself among them)
+        local up = redis.call('ZRANGEBYSCORE', head .. 'pool:' .. pool, '(' .. a.r, a.r + window,
+          'WITHSCORES', 'LIMIT', 0, half)
+        local down = redis.call('ZREVRANGEBYSCORE', head .. 'pool:' .. pool, a.r, a.r - window,
+          'WITHSCORES', 'LIMIT', 0, half + 1)
+        local cands, seen = {}, {}
+        for _, around in ipairs({up, down}) do
+          for k = 1, #around, 2 do
+            local pk = around[k]
+            if pk ~= apk and not taken[pk] and not seen[pk] then
+              seen[pk] = true
+              cands[#cands + 1] = {pk = pk, r = tonumber(around[k + 1])}
+            end
           end
         end
         table.sort(cands, function(x, y)
