@@ -230,6 +230,9 @@ class _Chat:
     """Messages to delete once nothing else waits (replaced hands)."""
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     """Set when a message is queued: a less urgent send waiting for the budget checks whether to give way."""
+    halt: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set by `stop`: an urgent send waiting for the budget wakes and gives way (urgent sends do not wake
+    for every message queued behind them, as less urgent ones do with `wake`)."""
     started: bool = False
     """Part of the message being delivered went out: it no longer gives way."""
     current: Op | None = None
@@ -434,6 +437,7 @@ class Outbox:
         self._stopping = True
         for chat in self._chats.values():
             chat.wake.set()  # a send waiting for the budget asks whether it is still wanted: no
+            chat.halt.set()
         workers = [c.worker for c in self._chats.values() if c.worker is not None]
         if workers:
             _, busy = await asyncio.wait(workers, timeout=give_way_for)
@@ -636,7 +640,8 @@ class Outbox:
                 return False
             return rank <= URGENT or not any(p.rank < rank for p in chat.queue)
 
-        return {"rate_limit_args": SendArgs(rank, still_wanted, chat.wake, optional=op.optional)}
+        wake = chat.halt if rank <= URGENT else chat.wake
+        return {"rate_limit_args": SendArgs(rank, still_wanted, wake, optional=op.optional)}
 
     async def _deliver(self, op: Op, chat: _Chat) -> None:
         chat.started = False

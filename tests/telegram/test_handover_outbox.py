@@ -266,3 +266,22 @@ async def test_a_taken_over_message_that_a_newer_state_overtook_while_it_waited_
     assert [m.content for m in rig.fake.bot_messages(chat)] == []
     refs = await rig.store.get_refs(chat_scope(chat.id))
     assert Ref.decode(refs["table"]) == newer
+
+
+async def test_an_urgent_send_waiting_for_the_budget_gives_way_and_is_handed_over(
+    wall_rig: Rig,
+) -> None:
+    rig = wall_rig
+    chat = rig.group("Cards", [rig.fake.add_user("Alice")])
+    await _hold_group(rig, rig.store, chat.id, 120)
+    outbox = rig.bot.adapter.outbox
+    outbox.put(replace(_group_op(chat.id, "Deal 2 · Alice to bid", "table", 4, fresh=True), priority=URGENT))
+    await asyncio.sleep(0.3)
+    started = time.monotonic()
+    report = await outbox.stop(0.2)
+    took = time.monotonic() - started
+    assert (report.handed_over, report.uncertain) == (1, 0)
+    assert took < 1.5, took  # not the 2 s after which a busy worker is cancelled
+    (taken,) = await rig.store.take_handed_over(HANDOVER_PLATFORM)
+    back = op_of(taken)
+    assert back is not None and back.rank == URGENT and back.version == 4
