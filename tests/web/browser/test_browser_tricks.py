@@ -391,3 +391,36 @@ async def test_screenshots_of_a_completed_trick_and_a_result(room: Room, tmp_pat
     if os.environ.get("UPDATE_SCREENSHOTS"):
         for shot in (shot_trick, shot_result):
             (DOCS / shot.name).write_bytes(shot.read_bytes())
+
+
+async def test_bomb_asks_first(room: Room) -> None:
+    await room.harness.open_table(HUMANS[:3], preset="polish")
+    tabs = [await room.open(u) for u in HUMANS[:3]]
+    by_seat = {await my_seat(t): t for t in tabs}
+    user_of = {s: HUMANS[tabs.index(t)] for s, t in by_seat.items()}
+    # Everyone passes: the opener declares the forced 100, takes the talon and may bomb (typed setup).
+    for _ in range(20):
+        state = await room.harness.state()
+        seat = state.to_act
+        assert seat is not None
+        legal = state.legal_actions(seat)
+        if any(type(a).__name__ == "Bomb" for a in legal):
+            break
+        pick = next((a for a in legal if type(a) in (Pass, TakeTalon)), legal[0])
+        await room.harness.text(user_of[seat], action_text(pick, state, seat))
+    state = await room.harness.state()
+    seat = state.to_act
+    assert seat is not None and any(type(a).__name__ == "Bomb" for a in state.legal_actions(seat))
+    version, _ = await room.harness.doc()
+    await room.settle(int(version))
+    page = by_seat[seat].page
+    await page.locator('#actions button[data-kind="bomb"]').click()
+    await page.wait_for_selector('#actions [data-asking="bomb"]')
+    assert "Bomb the deal?" in await page.inner_text('#actions [data-asking="bomb"] .question')
+    assert (await room.harness.doc())[0] == version  # asking sent nothing
+    await page.locator('#actions button[data-kind="bomb-yes"]').click()
+    await room.settle(int(version) + 1)
+    state = await room.harness.state()
+    assert state.results and state.results[-1].ending == "bomb"
+    await page.wait_for_selector("#result:not([hidden]) .panel")
+    assert "bombs" in await page.inner_text("#result .summary")
