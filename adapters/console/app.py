@@ -225,7 +225,7 @@ class ConsoleGame:
                 self.say(t._("In your language too: {list}").format(list=own))
             await self.send(parse_text("/help", self.chat, self.user))
             return True
-        if text.isdigit():
+        if text.isascii() and text.isdigit():  # '²' is a digit to isdigit() but not to int()
             await self._choose(int(text))
             return True
         cards = self._cards(text)

@@ -255,6 +255,15 @@ def test_cards_commands_and_quit() -> None:
     assert "Not a choice, a card or a command. Type help for the list." in out
 
 
+def test_digits_of_other_scripts_are_not_a_choice() -> None:
+    """'²' and '٣' are digits to str.isdigit() but not numbers to int(): the terminal says why, goes on."""
+    result = run_game("--seed", "1", "--level", "easy", lines="²\n٣\nquit\n")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "Traceback" not in result.stderr
+    assert result.stdout.count("Not a choice, a card or a command. Type help for the list.") == 2
+    assert "You ended the game." in result.stdout
+
+
 def test_bad_options_are_refused() -> None:
     result = run_game("--preset", "russian", "--players", "2", lines="")
     assert result.returncode == 2 and "russian" in result.stderr
