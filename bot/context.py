@@ -197,8 +197,13 @@ class Context:
         lang = self.group_lang()
         message = Message(Group(chat), text, key, buttons, image, None, notify, lang, kind, optional=optional)
         self.messages.append(message)
-        if redraw is not None and key is not None:
-            self.redraws[key] = redraw
+        if redraw is not None:
+            self.redraws[key if key is not None else f"#{id(message)}"] = redraw
+
+    def to_group_drawn(self, draw: Callable[[Translator], str], *, kind: str = "notice") -> None:
+        """A short notice to the group, drawn by `draw` in the group's language, and in each reader's
+        at a public table (`bot.public.fanout`)."""
+        self.to_group(draw(self.t_group()), kind=kind, redraw=lambda t: (draw(t), ()))
 
     def _group_chat(self) -> ChatRef:
         if self.doc is not None:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from bot.commands import table_tag
 from bot.context import Context, Refusal
 from bot.handlers import rights
-from bot.i18n import LANGUAGES, negotiate
+from bot.i18n import LANGUAGES, Translator, negotiate
 from bot.model import UserRef
 from bot.ports import TableService
 from bot.render import (
@@ -89,9 +89,17 @@ class HandlerBase:
             raise Refusal("game_only")
         return doc
 
-    def _lobby_message(self, ctx: Context, *, notify: bool = False, closed: str | None = None) -> None:
+    def _lobby_message(
+        self, ctx: Context, *, notify: bool = False, closed: str | Callable[[Translator], str] | None = None
+    ) -> None:
+        """The lobby message, or with `closed` its last text (a text, or drawn per language: a public
+        table's readers each get it in theirs)."""
         doc = ctx.require_doc()
         t = ctx.t_group()
+        if callable(closed):
+            draw = closed
+            ctx.to_group(draw(t), key=f"lobby:{doc.serial}", kind="lobby", redraw=lambda tt: (draw(tt), ()))
+            return
         if closed is not None:
             ctx.to_group(closed, key=f"lobby:{doc.serial}", kind="lobby")
             return

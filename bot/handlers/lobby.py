@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from bot.context import Context, Refusal
 from bot.handlers import rights
 from bot.handlers.base import HandlerBase, parse_seat_number
+from bot.i18n import Translator
 from bot.render import (
     seat_name,
 )
@@ -131,10 +132,9 @@ class LobbyHandlers(HandlerBase):
             return
         doc.seats[seat].kicked = True
         ctx.mark("leave")
-        t = ctx.t_group()
-        ctx.to_group(
-            t._("{name} left: a computer plays the seat.").format(name=seat_name(t, seat_labels(doc)[seat])),
-            kind="notice",
+        label = seat_labels(doc)[seat]
+        ctx.to_group_drawn(
+            lambda t: t._("{name} left: a computer plays the seat.").format(name=seat_name(t, label))
         )
         await self._after_seat_change(ctx)
 
@@ -172,16 +172,14 @@ class LobbyHandlers(HandlerBase):
         seat_doc.missed = 0
         ctx.deadline_reset = True
         ctx.mark("unreachable")
-        t = ctx.t_group()
-        label = seat_name(t, seat_labels(doc)[seat])
-        ctx.to_group(
-            t._(
+        label = seat_labels(doc)[seat]
+        ctx.to_group_drawn(
+            lambda t: t._(
                 "{name} cannot be reached: a computer plays for them until they come back with /back."
-            ).format(name=label),
-            kind="notice",
+            ).format(name=seat_name(t, label))
         )
         if not any(s.present for s in doc.seats):
-            ctx.to_group(t._("Everyone is away: the game waits. Send /back to play on."), kind="notice")
+            ctx.to_group_drawn(lambda t: t._("Everyone is away: the game waits. Send /back to play on."))
         await self.flow.run_computers(ctx)
         self.flow.conclude(ctx)
 
@@ -245,9 +243,13 @@ class LobbyHandlers(HandlerBase):
         ctx.game_changed = True
         ctx.deadline_reset = True
         ctx.mark("start")
-        t = ctx.t_group()
-        names = ", ".join(seat_name(t, label) for label in seat_labels(doc))
-        self._lobby_message(ctx, closed=t._("The game has started: {names}.").format(names=names))
+        labels = seat_labels(doc)
+
+        def started(t: Translator) -> str:
+            names = ", ".join(seat_name(t, label) for label in labels)
+            return t._("The game has started: {names}.").format(names=names)
+
+        self._lobby_message(ctx, closed=started)
         await self.flow.run_computers(ctx)
         self.flow.conclude(ctx)
 

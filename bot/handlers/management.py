@@ -169,8 +169,8 @@ class ManagementHandlers(InformationHandlers):
         seat_doc.missed = 0
         ctx.deadline_reset = True
         ctx.mark("back")
-        t = ctx.t_group()
-        ctx.to_group(t._("{name} is back.").format(name=seat_name(t, seat_labels(doc)[seat])), kind="notice")
+        label = seat_labels(doc)[seat]
+        ctx.to_group_drawn(lambda t: t._("{name} is back.").format(name=seat_name(t, label)))
         await self.flow.run_computers(ctx)
         self.flow.conclude(ctx, force_table=True)
         if not any(m.kind == "hand" and m.key for m in ctx.messages):
@@ -217,18 +217,19 @@ class ManagementHandlers(InformationHandlers):
         seat_doc = doc.seats[seat]
         await self.flow.play_for(ctx, seat)
         seat_doc.missed += 1
-        t = ctx.t_group()
-        label = seat_name(t, seat_labels(doc)[seat])
+        label = seat_labels(doc)[seat]
         user = seat_user(seat_doc)
         tu = translator(ctx.user_lang(seat_doc.user))
         if seat_doc.missed >= self.svc.settings.missed_turns_to_away:
             seat_doc.away = True
-            ctx.to_group(t._("{name} is away: a computer plays for them.").format(name=label), kind="notice")
+            ctx.to_group_drawn(
+                lambda t: t._("{name} is away: a computer plays for them.").format(name=seat_name(t, label))
+            )
             ctx.to_user(
                 user, tu._("You missed your turns: a computer plays for you. Send /back to play again.")
             )
             if not any(s.present for s in doc.seats):
-                ctx.to_group(t._("Everyone is away: the game waits. Send /back to play on."), kind="notice")
+                ctx.to_group_drawn(lambda t: t._("Everyone is away: the game waits. Send /back to play on."))
         else:
             # Said on top of their hand, which this command redraws anyway (the card is gone from it).
             ctx.hand_alerts[seat] = [tu._("Time is up: a computer played your turn.")]

@@ -45,7 +45,7 @@ def fan_out(doc: TableDoc, messages: Sequence[Message], redraws: Mapping[str, Re
             if not seat.human or seat.user is None:
                 continue
             lang = seat.lang if seat.lang in LANGUAGES and seat.lang else doc.settings.language
-            redraw = redraws.get(message.key) if message.key is not None else None
+            redraw = redraws.get(message.key if message.key is not None else f"#{id(message)}")
             if lang == message.language or redraw is None:
                 text, buttons, lang = message.text, message.buttons, message.language
             else:

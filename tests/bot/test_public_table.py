@@ -35,7 +35,12 @@ def dm(user: UserRef) -> ChatRef:
 @pytest.fixture
 async def pub(clock: Clock) -> Harness:
     store = MemoryStore(clock=clock)
-    service = Service(store, quiet_settings(turn_seconds=90, warn_seconds=30), handlers=Handlers, clock=clock)
+    service = Service(
+        store,
+        quiet_settings(turn_seconds=90, warn_seconds=30, missed_turns_to_away=1),
+        handlers=Handlers,
+        clock=clock,
+    )
     return Harness(service, store, clock)
 
 
@@ -131,6 +136,9 @@ async def test_a_whole_deal_across_three_platforms_each_in_their_language(pub: H
             break
     assert set(results) == {u.key for u in PLAYERS}
     assert {m.language for m in results.values()} == {"pl", "ru", "en"}
+    # Everything anyone was shown is in their own language (notices too: "The game has started" ...).
+    langs = {u.key: u.language for u in PLAYERS}
+    assert [(m.kind, m.body) for m in h.sent if m.language != langs[m.audience.user.key]] == []  # type: ignore[union-attr]
     # Only display names: no platform ids, no user keys in anything anyone was shown.
     for m in h.sent:
         for ident in ("90000101", "90000202", "90000303", "tg:", "dc:", "web:"):  # ids no score reaches
@@ -195,6 +203,8 @@ async def test_computers_fill_empty_seats_and_the_timer_plays_for_an_absent_play
     h.clock.advance(91)
     fired = await h.tick()
     assert fired and not [m for m in fired if isinstance(m.audience, Group)]
+    notices = [m for m in fired if m.kind == "notice"]  # "X is away": to each, in their own language
+    assert {(m.audience.user.key, m.language) for m in notices} == {(ALA.key, "pl"), (EVE.key, "en")}  # type: ignore[union-attr]
     _, after = await h.doc()
     assert after is not None and after.game is not None and doc.game is not None
     assert len(after.game.actions) > len(doc.game.actions)
