@@ -12,6 +12,7 @@ Unclosed markers style the rest of the text (the service never writes them).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 __all__ = ["Span", "escape", "parse", "to_discord", "to_html", "to_plain"]
@@ -109,7 +110,24 @@ def to_html(markup: str) -> str:
 _DISCORD_SPECIAL = frozenset("\\*_`~|>#-[]()")
 
 
+_URL = re.compile(r"https?://[^\s<>]+")
+
+
 def _discord_escape(text: str) -> str:
+    """Discord's markers escaped, except in links: Discord links a URL before it reads escapes, so an
+    escaped `_` or `-` would become a backslash in the link (a replay token then answers 401). A link goes
+    out whole between `<` and `>`, which bounds it and leaves no room for markers inside."""
+    out: list[str] = []
+    start = 0
+    for url in _URL.finditer(text):
+        out.append(_discord_escape_plain(text[start : url.start()]))
+        out.append(f"<{url.group()}>")
+        start = url.end()
+    out.append(_discord_escape_plain(text[start:]))
+    return "".join(out)
+
+
+def _discord_escape_plain(text: str) -> str:
     return "".join("\\" + ch if ch in _DISCORD_SPECIAL else ch for ch in text)
 
 

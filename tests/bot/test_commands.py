@@ -164,3 +164,12 @@ def test_markup() -> None:
     assert to_html("**<b>** & `1<2`") == "<b>&lt;b&gt;</b> &amp; <code>1&lt;2</code>"
     assert to_discord("**" + escape("a_b") + "** " + escape("*x*")) == "**a\\_b** \\*x\\*"
     assert to_discord("_it_") == "*it*"
+
+
+def test_a_link_reaches_discord_whole() -> None:
+    """A replay link's token may hold `_` and `-`: escaped, Discord would link a backslash into the URL."""
+    url = "https://table.example/replay?t=a_b-c_d"
+    out = to_discord("Replay the game: " + escape(url + " (a_b)"))
+    assert f"<{url}>" in out
+    assert out.endswith("\\(a\\_b\\)")
+    assert to_discord("**" + escape(url) + "**") == f"**<{url}>**"
