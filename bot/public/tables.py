@@ -8,6 +8,7 @@ table of the service. The table is opened and started in one compare-and-set (as
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from dataclasses import dataclass
 from typing import Final
@@ -21,7 +22,7 @@ from bot.service import Service
 from bot.table import SeatDoc, TableDoc
 from core.rules import preset
 
-__all__ = ["PACE_SECONDS", "PublicMatch", "open_public_table"]
+__all__ = ["PACE_SECONDS", "PublicMatch", "open_public_table", "public_table_id"]
 
 PACE_SECONDS: Final[dict[str, int]] = {"fast": 30, "normal": 90, "slow": 240}
 """The turn timer of each pace the queue offers (after it a computer plays the turn, as in a group)."""
@@ -37,6 +38,14 @@ class PublicMatch:
     seats: int
     pace: str = "normal"
     ai_level: str = "easy"
+    match_id: str | None = None
+    """The matchmaker's id of the match: the table id is derived from it, so that two processes building
+    one match (the first slow rather than dead, `MatchQueue.unbuilt`) open one table, not two."""
+
+
+def public_table_id(match_id: str) -> str:
+    """The table id of a match: `pub:` and 12 hex digits of a hash of the match id."""
+    return f"{PUBLIC_PLATFORM}:{hashlib.sha256(match_id.encode()).hexdigest()[:12]}"
 
 
 def _language(user: UserRef, fallback: str) -> str:
@@ -54,7 +63,11 @@ async def open_public_table(svc: Service, match: PublicMatch) -> tuple[str, list
         raise ValueError(f"unknown pace {match.pace!r}")
     if len({p.key for p in match.players}) != len(match.players):
         raise ValueError("a player is seated twice")
-    token = secrets.token_hex(6)
+    token = (
+        public_table_id(match.match_id).split(":", 1)[1]
+        if match.match_id is not None
+        else secrets.token_hex(6)
+    )
     first = match.players[0]
     default = svc.settings.default_language
     names = ", ".join(p.name for p in match.players)
@@ -64,8 +77,10 @@ async def open_public_table(svc: Service, match: PublicMatch) -> tuple[str, list
     start = svc.handlers.for_command("start")
 
     async def seat_and_start(ctx: Context) -> None:
-        if ctx.doc is not None:  # 48 random bits: never in practice, but never over someone's table
-            raise Refusal("table_exists")
+        if ctx.doc is not None:
+            if match.match_id is not None:
+                return  # built already by another process: nothing to change, nothing to say
+            raise Refusal("table_exists")  # 48 random bits: never in practice, but never over a table
         seats = [
             SeatDoc(
                 kind="human",

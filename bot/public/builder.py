@@ -1,0 +1,51 @@
+"""From the matchmaker's matches to public tables: what every process runs beside its queue.
+
+`build_matches` takes the matches this process formed (`MatchQueue.match`) and those another process
+formed but did not confirm in time (`MatchQueue.unbuilt`: it died after forming them), opens each
+one's table (`open_public_table`, idempotent per match id) and confirms it (`MatchQueue.built`, which
+seats the players at the table id). The messages returned are the tables' first messages, for the
+process's relay to deliver (`bot.relay`).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from bot.matchmaking.base import MatchQueue
+from bot.matchmaking.model import Match, pool_size
+from bot.model import Message, UserRef
+from bot.public.tables import PublicMatch, open_public_table
+from bot.service import Service
+
+__all__ = ["build_match", "build_matches", "public_match"]
+
+log = logging.getLogger("thousand.public")
+
+
+def public_match(match: Match) -> PublicMatch:
+    """The table a match asks for: its players (their platform, id, display name and language) in seat
+    order, its preset and pace, and as many seats as its pool (computers in the empty ones)."""
+    players = tuple(
+        UserRef(e.player.platform, e.player.user_id, e.player.name, e.player.language) for e in match.players
+    )
+    seats = max(pool_size(match.pool), len(players) + match.computers)
+    return PublicMatch(players, match.preset, seats, match.pace, match_id=match.match_id)
+
+
+async def build_match(service: Service, queue: MatchQueue, match: Match) -> tuple[str, list[Message]]:
+    table_id, messages = await open_public_table(service, public_match(match))
+    if not await queue.built(match.match_id, table_id):
+        log.warning("match %s expired before its table %s was confirmed", match.match_id, table_id)
+    return table_id, messages
+
+
+async def build_matches(service: Service, queue: MatchQueue, now: float | None = None) -> list[Message]:
+    """Build every match there is to build now; one failing match does not stop the others (it is handed
+    out again by `unbuilt` after the grace)."""
+    out: list[Message] = []
+    for match in [*await queue.match(now), *await queue.unbuilt(now)]:
+        try:
+            out.extend((await build_match(service, queue, match))[1])
+        except Exception:
+            log.exception("building the table of match %s failed", match.match_id)
+    return out
