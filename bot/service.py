@@ -19,7 +19,7 @@ import random
 import secrets
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bot.ai import AiRunner
@@ -90,6 +90,9 @@ class Service:
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self.presence = presence
         """Who has the web table open (`bot.presence`): their hands are not redrawn on each move."""
+        self.public_seats: Callable[[TableDoc, list[str]], Awaitable[None]] | None = None
+        """Told, after the save, who no longer sits at a public table (all at its end, one who left):
+        the matchmaker frees them to queue again (`bot.public.builder.free_seats`)."""
 
     @property
     def defaults(self) -> ChatSettings:
@@ -257,6 +260,12 @@ class Service:
                             await result
                     except Exception:
                         log.exception("after-save step of %s failed", command.name)
+                freed = sorted(ctx.users_removed) if is_public(table_id) and ctx.doc is not None else []
+                if freed and self.public_seats is not None and ctx.doc is not None:
+                    try:
+                        await self.public_seats(ctx.doc, freed)
+                    except Exception:
+                        log.exception("freeing the seats of public table %s failed", table_id)
                 return ctx.outgoing(ctx.messages, version + 1) + ctx.other_tables
         if redirect is not None and redirect.table_id is not None:
             return await self.run(redirect.table_id, redirect, handler)

@@ -10,14 +10,16 @@ process's relay to deliver (`bot.relay`).
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 
 from bot.matchmaking.base import MatchQueue
 from bot.matchmaking.model import Match, pool_size
 from bot.model import Message, UserRef
 from bot.public.tables import PublicMatch, open_public_table
 from bot.service import Service
+from bot.table import TableDoc
 
-__all__ = ["build_match", "build_matches", "public_match"]
+__all__ = ["build_match", "build_matches", "free_seats", "public_match"]
 
 log = logging.getLogger("thousand.public")
 
@@ -49,3 +51,16 @@ async def build_matches(service: Service, queue: MatchQueue, now: float | None =
         except Exception:
             log.exception("building the table of match %s failed", match.match_id)
     return out
+
+
+def free_seats(queue: MatchQueue) -> Callable[[TableDoc, list[str]], Awaitable[None]]:
+    """`Service.public_seats` for `queue`: people who no longer sit at a public table may queue again;
+    one who left a game still being played has it counted (`record_leave`: they wait longer next time)."""
+
+    async def free(doc: TableDoc, user_keys: list[str]) -> None:
+        for key in user_keys:
+            if doc.status == "game":
+                await queue.record_leave(key)
+            await queue.unseat(key)
+
+    return free

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from botkit import Clock, quiet_settings
 
+from bot.commands import parse_text
 from bot.handlers import Handlers
 from bot.matchmaking.memory import MemoryQueue
 from bot.matchmaking.model import Options, Player
-from bot.model import Private
-from bot.public.builder import build_match, build_matches
+from bot.model import ChatRef, Private, UserRef
+from bot.public.builder import build_match, build_matches, free_seats
 from bot.public.tables import public_table_id
 from bot.service import Service
 from bot.storage import MemoryStore
@@ -82,4 +83,23 @@ async def test_a_lone_player_who_takes_computers_gets_them(clock: Clock) -> None
     doc = TableDoc.model_validate_json((await store.load(table_id)).document)  # type: ignore[union-attr]
     assert [s.kind for s in doc.seats] == ["human", "ai", "ai"] and doc.settings.turn_seconds == 240
     assert {m.language for m in messages} == {"ru"}
+    await service.close()
+
+
+async def test_leaving_frees_the_seat_with_a_leave_counted_and_the_end_frees_everyone(clock: Clock) -> None:
+    store = MemoryStore(clock=clock)
+    service = Service(store, quiet_settings(), handlers=Handlers, clock=clock)
+    queue = await queue_of(clock)
+    service.public_seats = free_seats(queue)
+    for player in PLAYERS:
+        await queue.join(player, 1500.0, Options("polish", 3, "normal"))
+    await build_matches(service, queue)
+    table_id = await queue.seated_at(PLAYERS[0].key)
+    assert table_id is not None and table_id.startswith("pub:")
+    boris = UserRef("dc", "90000202", "Boris", "ru")
+    left = await service.handle(parse_text("/leave", ChatRef("dc", "90000202", "Boris", True), boris))  # type: ignore[arg-type]
+    assert not [m for m in left if m.kind == "error"]
+    assert await queue.seated_at(PLAYERS[1].key) is None
+    assert await queue.record_leave(PLAYERS[1].key) == 2  # the leave was counted (this call is the second)
+    assert await queue.seated_at(PLAYERS[0].key) == table_id  # the others play on
     await service.close()

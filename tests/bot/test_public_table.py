@@ -17,6 +17,7 @@ from bot.public.fanout import is_public
 from bot.public.tables import PublicMatch, open_public_table
 from bot.service import Service
 from bot.storage import MemoryStore
+from bot.table import TableDoc
 from core.ai import choose_action
 from core.cards import cards_of
 from core.game import GameState
@@ -250,6 +251,12 @@ async def test_a_whole_game_ends_with_the_score_sheet_and_chart_for_each_in_thei
     store = MemoryStore(clock=clock)
     service = Service(store, quiet_settings(charts=True), handlers=Handlers, clock=clock)
     h = Harness(service, store, clock)
+    freed: list[tuple[str, list[str]]] = []
+
+    async def free(doc: TableDoc, keys: list[str]) -> None:
+        freed.append((doc.status, keys))
+
+    service.public_seats = free
     await open_three(h, (ALA, EVE), seats=3)
     _, doc = await h.doc()
     assert doc is not None
@@ -269,6 +276,7 @@ async def test_a_whole_game_ends_with_the_score_sheet_and_chart_for_each_in_thei
         assert all(not isinstance(m.audience, Group) for m in replies)
         finals.update(by_user(replies, "final"))
     assert set(finals) == {ALA.key, EVE.key}
+    assert freed == [("finished", sorted([ALA.key, EVE.key]))]  # the matchmaker frees both, once
     assert finals[ALA.key].language == "pl" and finals[EVE.key].language == "en"
     assert finals[ALA.key].body != finals[EVE.key].body
     assert all(m.image is not None and m.image.startswith(b"\x89PNG") for m in finals.values())
