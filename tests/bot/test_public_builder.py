@@ -86,7 +86,7 @@ async def test_a_lone_player_who_takes_computers_gets_them(clock: Clock) -> None
     await service.close()
 
 
-async def test_leaving_frees_the_seat_with_a_leave_counted_and_the_end_frees_everyone(clock: Clock) -> None:
+async def test_leaving_frees_that_seat_and_counts_the_leave(clock: Clock) -> None:
     store = MemoryStore(clock=clock)
     service = Service(store, quiet_settings(), handlers=Handlers, clock=clock)
     queue = await queue_of(clock)
