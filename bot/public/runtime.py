@@ -1,0 +1,93 @@
+"""What a bot process of any platform runs for public tables, in one object an adapter starts and stops.
+
+- the relay (`bot.relay`): `dispatch` shows this platform's messages here and hands the others over;
+- the relay's consumer of this platform's stream, as a background task (Redis only);
+- the matchmaker's loop: this platform's heartbeat (`MatchQueue.heartbeat`, so its players are matched),
+  then `build_matches` every `match_every` seconds, the new tables' messages dispatched;
+- `Service.public_seats`: people who no longer sit at a public table may queue again.
+
+An adapter builds it where it builds its service, passes every list of messages the service returns (and
+the timers') to `dispatch`, and calls `start()` at startup and `stop()` at shutdown. Trouble in a loop is
+logged and the loop goes on: public tables must never take the process down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Sequence
+
+from bot.matchmaking.base import MatchQueue
+from bot.model import Message
+from bot.public.builder import build_matches, free_seats
+from bot.relay.base import Relay
+from bot.relay.redis_relay import RelayConsumer
+from bot.service import Service
+
+__all__ = ["PublicRuntime"]
+
+log = logging.getLogger("thousand.public")
+
+
+class PublicRuntime:
+    def __init__(
+        self,
+        service: Service,
+        queue: MatchQueue,
+        relay: Relay,
+        platform: str,
+        *,
+        consumer: RelayConsumer | None = None,
+        match_every: float = 0.25,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.service = service
+        self.queue = queue
+        self.relay = relay
+        self.platform = platform
+        self.consumer = consumer
+        self.match_every = match_every
+        self.clock = clock
+        self.heartbeat_every = queue.config.heartbeat_seconds / 3
+        self._stop = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+        self.built = 0
+
+    async def dispatch(self, messages: Sequence[Message]) -> None:
+        await self.relay.dispatch(messages)
+
+    async def start(self) -> None:
+        self.service.public_seats = free_seats(self.queue)
+        await self.queue.heartbeat(self.platform)
+        if self.consumer is not None:
+            self._tasks.append(asyncio.create_task(self.consumer.run(self._stop), name="relay-consumer"))
+        self._tasks.append(asyncio.create_task(self._match_loop(), name="public-matcher"))
+
+    async def _match_loop(self) -> None:
+        beat = self.clock()
+        while not self._stop.is_set():
+            try:
+                if self.clock() - beat >= self.heartbeat_every:
+                    beat = self.clock()
+                    await self.queue.heartbeat(self.platform)
+                messages = await build_matches(self.service, self.queue)
+                self.built += sum(1 for m in messages if m.kind == "table")
+                if messages:
+                    await self.relay.dispatch(messages)
+            except Exception:
+                log.exception("public tables: the matcher's round failed")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stop.wait(), self.match_every)
+
+    async def stop(self, timeout: float = 5.0) -> None:
+        """Stop the loops (the consumer finishes the entry in hand; what it did not ack, another process
+        of the platform takes over)."""
+        self._stop.set()
+        if self._tasks:
+            _, pending = await asyncio.wait(self._tasks, timeout=timeout)
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+        self._tasks = []
