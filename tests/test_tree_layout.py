@@ -17,6 +17,18 @@ def test_test_modules_have_unique_names() -> None:
     assert [name for name, n in names.items() if n > 1] == []
 
 
+def test_helper_modules_imported_by_bare_name_are_unique() -> None:
+    """A helper beside the tests (a folder without `__init__.py`) is imported by its bare name too: two
+    `dealkit.py` in two folders make whichever is imported first stand for both, and the other folder's
+    tests fail to import."""
+    bare = [
+        p.name
+        for p in TESTS.rglob("*.py")
+        if p.name not in {"__init__.py", "conftest.py"} and not (p.parent / "__init__.py").exists()
+    ]
+    assert [name for name, n in Counter(bare).items() if n > 1] == []
+
+
 def _imported_modules(path: Path) -> set[str]:
     """Every module a file imports, wherever the import stands (also under `if TYPE_CHECKING:`)."""
     found: set[str] = set()

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from botkit import Clock, Harness, action_text, make_user, quiet_settings
-from dealkit import engine_tricks
+from webdeals import engine_tricks
 
 from adapters.web.viewjson import view_json
 from bot.handlers import Handlers

@@ -24,8 +24,8 @@ from playwright.async_api import Route
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 from tapper import tap
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # dealkit
-from dealkit import engine_tricks, talon_public
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # webdeals
+from webdeals import engine_tricks, talon_public
 
 from core.actions import Bid, Pass, TakeTalon
 from core.game import GameState
