@@ -215,10 +215,12 @@ class RelayConsumer:
         max_age: float = 3_000.0,
         clock: Any = time.time,
         prefix: str = "thousand",
+        stream_ttl: int = 86_400,
     ) -> None:
         self.client = client
         self.platform = platform
         self.stream = stream_key(platform, prefix)
+        self.stream_ttl = stream_ttl
         self.deliver = deliver
         self.name = name or f"{platform}-{secrets.token_hex(4)}"
         self.guard = guard or Guard(client, prefix=prefix)
@@ -231,11 +233,15 @@ class RelayConsumer:
         self.failed = 0
 
     async def ensure_group(self) -> None:
+        """The consumer group (and the stream, empty, when nobody handed anything over yet: it gets the
+        streams' lifetime, as every key must have one)."""
         try:
             await self.client.xgroup_create(self.stream, GROUP, id="0", mkstream=True)
         except ResponseError as e:
             if "BUSYGROUP" not in str(e):
                 raise
+        if await self.client.ttl(self.stream) == -1:
+            await self.client.expire(self.stream, self.stream_ttl)
 
     async def poll(self, block_ms: int | None = None) -> int:
         """Take over what dead consumers left, then read new entries (waiting up to `block_ms`); handle

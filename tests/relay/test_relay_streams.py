@@ -210,6 +210,14 @@ async def test_every_key_has_a_lifetime(client: Redis) -> None:
         assert await client.ttl(key) > 0, key
 
 
+async def test_a_stream_a_consumer_created_has_a_lifetime(client: Redis) -> None:
+    consumer = RelayConsumer(client, "web", Screen(), name="web-1")
+    await consumer.ensure_group()
+    assert 0 < await client.ttl(stream_key("web")) <= 86_400
+    await consumer.ensure_group()  # again: the group exists, nothing changes
+    assert await consumer.poll(block_ms=10) == 0
+
+
 async def test_entries_too_old_are_acknowledged_unshown(client: Redis) -> None:
     await RedisRelay(client, "tg", Screen()).dispatch([msg(BORIS, "stale")])
     screen = Screen()
