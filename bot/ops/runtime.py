@@ -39,6 +39,8 @@ from bot.ops.metered import MeteredStore, Probe, probe
 from bot.ops.metrics import Metrics
 from bot.ops.shutdown import GracefulShutdown, ShutdownReport, ShuttingDown
 from bot.presence import Presence
+from bot.relay.base import platform_of
+from bot.relay.factory import ProcessRelay, process_relay
 from bot.service import Service
 from bot.settings import Settings
 from bot.storage import MemoryStore, RedisStore, Retention, Store
@@ -128,9 +130,15 @@ class Runtime:
         activity: Activity | None = None,
         tick_interval: float = 1.0,
         sample_interval: float = _SAMPLE_SECONDS,
+        relay: str | None = None,
     ) -> None:
+        """`relay`: the platform code (`tg`, `dc`) whose messages this process shows; with Redis, the
+        others' are handed over to their platforms' processes and theirs come here (`bot.relay`: public
+        tables seat people of several platforms)."""
         self.settings = settings
         self.platform = platform
+        self.relay_platform = relay
+        self.relay: ProcessRelay | None = None
         self.metrics = metrics or Metrics()
         self.store = MeteredStore(store if store is not None else open_store(settings), self.metrics)
         self.service = (service_factory or _service)(self.store, settings)
@@ -171,6 +179,12 @@ class Runtime:
         """Listen for probes and scrapes, catch SIGTERM/SIGINT, run the timer loop (its messages go to
         `deliver`) and the activity sampler."""
         self._deliver = deliver
+        if self.relay_platform is not None:
+            self.relay = process_relay(self.settings, self.relay_platform, self._deliver_one)
+        if self.relay is not None:
+            self.shutdown.on_flush("relay", self.relay.close)
+            consumer = self.relay.consumer.run(self.shutdown.stopping)
+            self._tasks.append(asyncio.create_task(consumer, name="thousand-relay"))
         if self.server is not None:
             await self.server.start()
             self.shutdown.on_flush("health server", self.server.stop)
@@ -228,7 +242,7 @@ class Runtime:
                 start = time.perf_counter()
                 outcome = "error"
                 try:
-                    messages = await self.service.handle(command)
+                    messages = await self.route(await self.service.handle(command))
                     outcome = outcome_of(messages, seen)
                     return messages
                 except Exception:
@@ -249,6 +263,33 @@ class Runtime:
                         },
                     )
 
+    async def route(self, messages: list[Message]) -> list[Message]:
+        """With a relay: the messages this process's platform shows (returned, to send as usual), the
+        others handed over to their platforms' processes. A web page reads its table itself: messages for
+        `web` people are not handed over. A hand-over that fails is logged: the table's next message shows
+        it as it is."""
+        relay, own_platform = self.relay, self.relay_platform
+        if relay is None or own_platform is None:
+            return messages
+        own = [m for m in messages if platform_of(m) == own_platform]
+        if len(own) == len(messages):
+            return messages
+        others = [m for m in messages if platform_of(m) not in (own_platform, "web")]
+        try:
+            if others:
+                await relay.relay.hand_over(others)
+            for message in own:  # a table of several platforms: a late relayed older copy is dropped
+                await relay.guard.note(message)
+        except Exception:
+            log.exception("handing %d message(s) over to other platforms failed", len(others))
+        return own
+
+    async def _deliver_one(self, message: Message) -> None:
+        """A message another platform's process handed over, shown here (raising leaves it pending)."""
+        if self._deliver is None:
+            raise RuntimeError("no delivery configured")
+        await self._deliver([message])
+
     async def move_chat(self, old: ChatRef, new: ChatRef) -> tuple[str, ...] | None:
         """A chat changed its platform id: its table follows (`Service.move_chat`). Raises `ShuttingDown`
         when the process no longer takes updates."""
@@ -265,7 +306,7 @@ class Runtime:
         async with self.shutdown.update():
             with probe() as seen:
                 try:
-                    messages = await self.service.tick()
+                    messages = await self.route(await self.service.tick())
                 except Exception:
                     self.metrics.timer_fired("error")
                     raise

@@ -67,6 +67,13 @@ return 1
 """
 """KEYS: shown, lease, done. ARGV: order, holder, shown ttl s, done ttl s."""
 
+_NOTE = """
+local shown = tonumber(redis.call('GET', KEYS[1]) or '-1')
+if tonumber(ARGV[1]) > shown then redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2]) end
+return 1
+"""
+"""KEYS: shown. ARGV: order, shown ttl s. A message this process shows itself (outside the guard)."""
+
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1
@@ -108,6 +115,7 @@ class Guard:
         self._claim = client.register_script(_CLAIM)
         self._commit = client.register_script(_COMMIT)
         self._release = client.register_script(_RELEASE)
+        self._note = client.register_script(_NOTE)
 
     def keys(self, message: Message, entry: str) -> list[str]:
         """`<p>:{rl:<hash of the slot>}:shown|lease|done:<entry>`: one hash slot per check."""
@@ -124,6 +132,13 @@ class Guard:
         keys = self.keys(message, entry)
         args: list[str | int] = [order_of(message), f"{holder}|{entry}", self.shown_ttl, self.done_ttl]
         await self._commit(keys=keys, args=args)
+
+    async def note(self, message: Message) -> None:
+        """`message` is being shown by its adapter directly (not through `show`): a relayed older
+        version of its slot arriving later is then dropped."""
+        if message.key is None or message.version is None:
+            return
+        await self._note(keys=[self.keys(message, "-")[0]], args=[order_of(message), self.shown_ttl])
 
     async def release(self, message: Message, entry: str, holder: str) -> None:
         await self._release(keys=[self.keys(message, entry)[1]], args=[f"{holder}|{entry}"])

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import pytest
 from redis.asyncio import Redis
+from test_relay_public_table import command_text
 
 from bot.commands import parse_text
 from bot.handlers import Handlers
@@ -23,7 +24,6 @@ from bot.settings import Settings
 from bot.snapshot import GameCache
 from bot.storage import RedisStore
 from bot.table import TableDoc
-from core.actions import Bid, Pass
 from core.ai import choose_action
 from core.view import seat_view
 
@@ -99,8 +99,7 @@ async def test_matched_across_platforms_and_a_move_reaches_everyone(nodes: dict[
     assert seat is not None
     actor = next(p for p in PEOPLE.values() if doc.seat_of(p.key) == seat)
     action = choose_action("easy", seat_view(state, seat), list(state.legal_actions(seat)), seed=1)
-    line = f"/bid {action.value}" if isinstance(action, Bid) else "/pass"
-    assert isinstance(action, (Bid, Pass))
+    line = command_text(action, state, seat)
     node = nodes[actor.platform]
     command = parse_text(line, ChatRef(actor.platform, actor.user_id, actor.name, True), _user(actor))
     assert command is not None

@@ -91,10 +91,21 @@ def command_text(action: object, state: GameState, seat: int) -> str:
 
             by_target = dict(cards)
             return "/give " + " ".join(CARD_NAMES[by_target[s]] for s in give_order(state.deal.active, seat))
-    from core.actions import Contract
+    from core.actions import Blind, Bomb, Concede, Contract, Crawl, SellTalon
 
-    if isinstance(action, Contract):
-        return f"/contract {action.value}"
+    match action:
+        case Contract(value):
+            return f"/contract {value}"
+        case Blind(announce):
+            return f"/blind {'yes' if announce else 'no'}"
+        case SellTalon():
+            return "/sell"
+        case Bomb():
+            return "/bomb"
+        case Concede():
+            return "/concede"
+        case Crawl():
+            return "/crawl"
     raise AssertionError(action)
 
 

@@ -287,3 +287,16 @@ async def test_on_a_redis_cluster(redis_cluster: LocalRedisCluster, redis_prefix
         assert consumer.skipped == 3
     finally:
         await client.aclose()
+
+
+async def test_a_message_an_adapter_showed_itself_drops_a_later_older_copy(client: Redis) -> None:
+    """The runtime sends its own platform's messages the usual way and only notes them (`Guard.note`)."""
+    await Guard(client).note(msg(BORIS, "v7", version=7))
+    await RedisRelay(client, "tg", Screen()).dispatch(
+        [msg(BORIS, "v6", version=6), msg(BORIS, "v7 again", version=7)]
+    )
+    screen = Screen()
+    consumer = RelayConsumer(client, "dc", screen, name="dc-1")
+    await consumer.ensure_group()
+    await consumer.poll(block_ms=100)
+    assert screen.texts == ["v7 again"]
