@@ -204,6 +204,10 @@ class DiscordFuzz(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self._secrets = seed_secrets(3)
+        # Replayed games, one cache per example: every example seeds `secrets` alike, so its n-th table has
+        # the serial the n-th table of every other example had, maybe with other rules (a shared cache then
+        # replayed one game's actions on another's state).
+        self._cache = GameCache(64)
         self.logs = LogWatch().__enter__()
         self.loop = asyncio.new_event_loop()
         self.stack = contextlib.AsyncExitStack()
@@ -309,8 +313,6 @@ class DiscordFuzz(RuleBasedStateMachine):
             new_state, old_state = self._state(doc), self._state(old)
             if new_state is not None and old_state is not None:
                 type(self).deals += max(0, len(new_state.results) - len(old_state.results))
-
-    _cache = GameCache(64)
 
     def _state(self, doc: TableDoc | None) -> GameState | None:
         if doc is None or doc.game is None:

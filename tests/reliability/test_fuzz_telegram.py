@@ -76,6 +76,10 @@ class TelegramFuzz(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self._secrets = seed_secrets(3)
+        # Replayed games, one cache per example: every example seeds `secrets` alike, so its n-th table has
+        # the serial the n-th table of every other example had, maybe with other rules (a shared cache then
+        # replayed one game's actions on another's state).
+        self._cache = GameCache(64)
         self.errors = ErrorLog()
         self.errors.__enter__()
         self.loop = asyncio.new_event_loop()
@@ -139,8 +143,6 @@ class TelegramFuzz(RuleBasedStateMachine):
 
         service.handle = judged  # type: ignore[method-assign]
         service.tick = timed  # type: ignore[method-assign]
-
-    _cache = GameCache(64)
 
     def _state(self, doc: Any) -> Any:
         if doc is None or doc.game is None:
