@@ -27,6 +27,7 @@ import zlib
 from typing import Final, NamedTuple
 
 from bot.model import ChatRef, Command, UserRef
+from core.rules import PRESETS
 
 log = logging.getLogger("thousand.commands")
 
@@ -37,6 +38,7 @@ __all__ = [
     "MAX_PAYLOAD_BYTES",
     "MAX_PLATFORM",
     "MOVE_COMMANDS",
+    "QUEUE_COMMANDS",
     "SECRET_MOVES",
     "SYSTEM_COMMANDS",
     "Payload",
@@ -66,9 +68,13 @@ COMMANDS: Final = (
     "bid", "pass", "play", "give", "take", "discard", "sell", "blind", "contract",
     "bomb", "concede", "crawl",
     "hand", "table", "score", "rules", "set", "lang", "kick", "back", "end", "export",
-    "stats", "top", "help", "again", "say",
+    "stats", "top", "help", "again", "say", "queue", "cancel",
 )  # fmt: skip
 """Every command the service knows, by its neutral name."""
+
+QUEUE_COMMANDS: Final = frozenset({"queue", "cancel"})
+"""The public games' queue (`bot.handlers.queue`): about the sender, not a table. `/play` with no card
+(only queue options, or nothing in a private chat) is `queue`: see `parse_text`."""
 
 SYSTEM_COMMANDS: Final = ("title", "unreachable")
 """Commands an adapter sends on its own about a chat or a user; never typed, never on a button: `title`
@@ -100,6 +106,8 @@ _ALIASES: Final = {
     "go": "start",
     "blind_game": "blind",
     "rematch": "again",
+    "find": "queue",
+    "playnow": "queue",
 }
 
 _CODES: Final = {
@@ -131,6 +139,8 @@ _CODES: Final = {
     "export": "E",
     "help": "H",
     "again": "A",
+    "queue": "q",
+    "cancel": "C",
 }
 _NAMES: Final = {code: name for name, code in _CODES.items()}
 
@@ -274,4 +284,21 @@ def parse_text(text: str, chat: ChatRef, user: UserRef) -> Command | None:
     name = canonical_name(head)
     if name is None:
         return Command(UNKNOWN, (head,), chat, user) if slashed else None
-    return Command(name, tuple(words[1:]), chat, user)
+    args = tuple(words[1:])
+    if name == "play" and _finds_a_game(args, chat.private):
+        name = "queue"
+    return Command(name, args, chat, user)
+
+
+_QUEUE_WORDS: Final = frozenset({"any", "fast", "normal", "slow", *PRESETS})
+
+
+def _finds_a_game(args: tuple[str, ...], private: bool) -> bool:
+    """`/play` asks for a public game rather than a card: alone in a private chat (no card named), or
+    led by a queue option (`/play any 4 fast`, `/play 4`: no card is spelled like a preset, a pace or a
+    bare digit; the queue answers a wrong option after it). Alone in a group it stays the move (asking
+    which card), so a group's game reads as it always did."""
+    if not args:
+        return private
+    first = args[0].lower()
+    return first in _QUEUE_WORDS or (len(first) == 1 and first in "0123456789")

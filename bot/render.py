@@ -75,6 +75,7 @@ ERRORS = {
     "invalid_button": N_("This button is not valid."),
     "stale_button": N_("This button is out of date: the table has moved on."),
     "other_table": N_("This button belongs to another table."),
+    "no_public_games": N_("Public games are not available on this bot."),
     "no_table": N_("There is no table here. Start one with /new."),
     "no_table_for_you": N_("You are not sitting at any table."),
     "many_tables": N_("You sit at several tables: send this command in the group of the game."),

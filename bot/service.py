@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bot.ai import AiRunner
-from bot.commands import INVALID_BUTTON, SYSTEM_COMMANDS, UNKNOWN
+from bot.commands import INVALID_BUTTON, QUEUE_COMMANDS, SYSTEM_COMMANDS, UNKNOWN
 from bot.context import Context, Refusal, with_heading
 from bot.gameflow import GameFlow
 from bot.i18n import LANGUAGES, negotiate, translator
@@ -93,6 +93,9 @@ class Service:
         self.public_seats: Callable[[TableDoc, list[str]], Awaitable[None]] | None = None
         """Told, after the save, who no longer sits at a public table (all at its end, one who left):
         the matchmaker frees them to queue again (`bot.public.builder.free_seats`)."""
+        self.queue_commands: Callable[[Command], Awaitable[list[Message]]] | None = None
+        """The public games' queue (`bot.handlers.queue.QueueDesk.handle`), where the process runs it:
+        `queue` and `cancel` are about the sender, not a table, and pass the command budget first."""
 
     @property
     def defaults(self) -> ChatSettings:
@@ -159,6 +162,11 @@ class Service:
                 "help",
             )
             return [msg]
+        if name in QUEUE_COMMANDS:
+            if self.queue_commands is None:
+                lang = await self.language_of(command.user, command.chat.key)
+                return [self._error_message(command, "no_public_games", lang)]
+            return await self.queue_commands(command)
         try:
             table_id = await self._table_for(command)
         except Refusal as refusal:

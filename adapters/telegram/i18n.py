@@ -33,6 +33,8 @@ COMMAND_MENU: Final = (
     ("bid", N_("Bid: /bid 120")),
     ("pass", N_("Pass")),
     ("play", N_("Play a card: /play QS")),
+    ("queue", N_("Find a game with other players (in our private chat)")),
+    ("cancel", N_("Leave the queue for a public game")),
     ("hand", N_("Show my hand (privately)")),
     ("score", N_("The score sheet")),
     ("rules", N_("The rules of this table")),

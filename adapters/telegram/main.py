@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 
 from adapters.telegram.app import TelegramBot, Webhook
 from adapters.telegram.limits import SendLimits
+from adapters.telegram.public import TelegramPublic
 from bot.ops.config import parse_listen
 from bot.ops.runtime import Runtime, prepare
 from bot.settings import Settings
@@ -57,10 +58,16 @@ def webhook_of(
 async def run(settings: Settings, webhook: Webhook | None, api_url: str | None, limits: SendLimits) -> int:
     token = settings.telegram_token
     assert token is not None
-    runtime = Runtime(settings, platform="telegram")
+    # relay="tg": with Redis, a public table's messages for Discord people are handed over to Discord's
+    # processes, and this process shows what they hand over to Telegram (bot.relay).
+    runtime = Runtime(settings, platform="telegram", relay="tg")
     bot = TelegramBot(runtime, token.get_secret_value(), api_url=api_url, limits=limits)
     try:
         await bot.start(webhook=webhook)
+        # Public tables: /play in the private chat, the matcher, the queue's status messages.
+        public = TelegramPublic(runtime, bot.adapter.deliver)
+        await public.start()
+        runtime.shutdown.on_stop_intake("public tables", public.stop)
         if settings.public_url or settings.telegram_webapp_url:
             # The web table in this process too (WEB_LISTEN): its moves' messages go out through this bot.
             from adapters.web.main import start_web

@@ -1,0 +1,322 @@
+"""Play now from Telegram: `/play` in the private chat, the queue's status message and its buttons, and
+the public table the matcher builds, through the real PTB `Application` against the fake Bot API.
+
+Three people press /play and are matched into one table, each reading it in their own language, and
+play a whole deal by pressing their hands' buttons; a fourth, who cancelled first, is never seated; one
+alone gets the offer after the (shortened) wait and starts with computers. Every private message any of
+them receives is read by a spy for the cards of the others (`cardspy`): none may show one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import cardspy
+import pytest
+from fakes.telegram import FakeMessage, FakeUser
+from fakes.telegram.fake import ApiResponse
+from fakes.telegram.models import UploadedFile
+from tgkit import Rig, Table, seat_everyone, settings
+
+from adapters.telegram.public import TelegramPublic
+from bot.commands import decode_payload, from_payload
+from bot.model import ChatRef, UserRef
+from bot.table import TableDoc
+from core.cards import cards_of
+from core.game import GameState
+
+COMPUTERS_AFTER = 5.0
+
+
+class PublicRig(Rig):
+    """A rig whose bot process also runs public tables (as `thousand telegram` does)."""
+
+    public: TelegramPublic
+
+    async def start_public(self) -> TelegramPublic:
+        bot = self.bot
+        self.public = TelegramPublic(bot.runtime, bot.adapter.deliver, match_every=0.01, refresh_every=0.01)
+        await self.public.start()
+        return self.public
+
+    async def close(self) -> None:
+        await self.public.stop()
+        await super().close()
+
+
+class Spy:
+    """Reads every private message the fake accepts for the cards of someone else at the public table:
+    what the reader ever held in this deal is theirs, every other secret card must not appear."""
+
+    def __init__(self, rig: PublicRig) -> None:
+        self.rig = rig
+        self.table_id: str | None = None
+        self.deal = -1
+        self.known: dict[int, int] = {}
+        self.leaks: list[str] = []
+        self.checked = 0
+        original = rig.fake.handle
+
+        async def handle(
+            token: str, method: str, params: Any, files: dict[str, UploadedFile] | None = None
+        ) -> ApiResponse:
+            response = await original(token, method, params, files)
+            if response.status == 200 and method.lower() in ("sendmessage", "editmessagetext"):
+                await self._seen(params)
+            return response
+
+        rig.fake.handle = handle  # type: ignore[method-assign]
+
+    async def _seen(self, params: Mapping[str, Any]) -> None:
+        if self.table_id is None:
+            return
+        stored = await self.rig.store.load(self.table_id)
+        if stored is None:
+            return
+        doc = TableDoc.model_validate_json(stored.document)
+        if doc.game is None:
+            return
+        state = Table(self.rig, None, {}).cache.state(doc.serial, doc.game.spec, doc.game.actions)  # type: ignore[arg-type]
+        if state.deal_number != self.deal:
+            self.deal, self.known = state.deal_number, {}
+        if not state.finished:
+            for s, hand in enumerate(state.deal.hands):
+                self.known[s] = self.known.get(s, 0) | hand
+        chat = str(params.get("chat_id"))
+        seat = next((i for i, s in enumerate(doc.seats) if s.user_id == chat), None)
+        if seat is None:
+            return
+        private = set(cardspy.secret_cards(state)) - set(cards_of(self.known.get(seat, 0)))
+        found = cardspy.leaks(cardspy.telegram_parts(params), private, [doc.seats[seat].lang or "en"])
+        self.checked += 1
+        if found:
+            self.leaks.append(f"{doc.seats[seat].name}: {found}")
+
+
+class PublicTable(Table):
+    """A public table played by its people in their private chats."""
+
+    public_id: str = ""
+
+    @property
+    def table_id(self) -> str:
+        return self.public_id
+
+    async def _type(self, user: FakeUser, state: GameState, seat: int, action: Any) -> None:
+        from tgkit import typed
+
+        await self.rig.say(user, user, typed(action, state, seat).lstrip("/"))
+
+
+@pytest.fixture
+async def prig() -> AsyncIterator[PublicRig]:
+    rig = PublicRig(settings_=settings(public_computers_after=COMPUTERS_AFTER))
+    await rig.start()
+    await rig.start_public()
+    try:
+        yield rig
+    finally:
+        await rig.close()
+
+
+def person(rig: Rig, name: str, lang: str) -> FakeUser:
+    user = rig.fake.add_user(name, language_code=lang)
+    rig.fake.user_starts_bot(user)
+    return user
+
+
+def status_message(rig: Rig, user: FakeUser) -> FakeMessage:
+    """The queue's status message in the user's private chat (the last with its Cancel button, or the
+    one the queue's last edit left)."""
+    for message in reversed(rig.fake.bot_messages(user)):
+        if any(d.startswith("C") for d in message.callback_data):
+            return message
+    raise AssertionError("no status message with a Cancel button")
+
+
+def button_of(message: FakeMessage, name: str, args: tuple[str, ...] = ()) -> str:
+    for data in message.callback_data:
+        if decode_payload(data)[:2] == (name, args):
+            return data
+    raise AssertionError(f"no {name} {args} button on {message.text!r}")
+
+
+async def until(check: Any, seconds: float = 5.0) -> None:
+    """Wait (real time: the matcher's and the refresh's loops) until `check()` is true."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while not await check():
+        assert loop.time() < deadline, "timed out"
+        await asyncio.sleep(0.01)
+
+
+async def seated(rig: PublicRig, user: FakeUser) -> str | None:
+    return await rig.public.queue.seated_at(f"tg:{user.id}")
+
+
+def texts(rig: Rig, user: FakeUser) -> list[str]:
+    return [m.text or "" for m in rig.fake.bot_messages(user)]
+
+
+async def test_three_matched_play_a_deal_a_cancelled_one_never_seated(prig: PublicRig) -> None:
+    rig = prig
+    spy = Spy(rig)
+    dora = person(rig, "Dora", "et")
+    await rig.settle()
+    await rig.say(dora, dora, "/play polish 3 slow")
+    status = status_message(rig, dora)
+    assert "Otsin mängu" in (status.text or ""), status.text
+    await rig.press(dora, dora, status, button_of(status, "cancel"))
+    assert not any(d for d in status_message_or_none(rig, dora)), "the Cancel button stays after cancelling"
+    assert "Lahkusid järjekorrast" in texts(rig, dora)[-1] or any(
+        "Lahkusid järjekorrast" in t for t in texts(rig, dora)
+    )
+
+    ann, bolek, vera = person(rig, "Ann", "en"), person(rig, "Bolek", "pl"), person(rig, "Vera", "ru")
+    await rig.settle()
+    await rig.public.queue.heartbeat("tg")
+    for user in (ann, bolek, vera):
+        await rig.say(user, user, "/play polish slow")
+    for user in (ann, bolek, vera):
+        await until(lambda user=user: seated(rig, user))
+    table_id = await seated(rig, ann)
+    assert table_id is not None and table_id.startswith("pub:")
+    assert await seated(rig, bolek) == table_id == await seated(rig, vera)
+    assert await seated(rig, dora) is None
+    spy.table_id = table_id
+    await rig.settle()
+
+    stored = await rig.store.load(table_id)
+    assert stored is not None
+    doc = TableDoc.model_validate_json(stored.document)
+    assert sorted(s.user_id or "" for s in doc.seats) == sorted(str(u.id) for u in (ann, bolek, vera))
+    # Each reads the table in their own language: the bid prompt's heading and their status message.
+    for user, found in ((ann, "A table was found"), (bolek, "Znaleziono stół"), (vera, "Стол найден")):
+        await until(lambda user=user, found=found: _has(rig, user, found))
+    # Nobody's private chat names another platform id or username: only display names.
+    for user in (ann, bolek, vera):
+        for text in texts(rig, user):
+            for other in (ann, bolek, vera):
+                assert str(other.id) not in text
+
+    table = PublicTable(rig, None, {u.first_name: u for u in (ann, bolek, vera)})  # type: ignore[arg-type]
+    table.public_id = table_id
+    first_deal = (await table.state())[1]
+    assert first_deal is not None
+    for _ in range(400):
+        _, state = await table.state()
+        assert state is not None
+        if state.deal_number != first_deal.deal_number or state.finished:
+            break
+        assert await table.move()
+    else:
+        raise AssertionError("the deal did not end")
+    await rig.settle()
+    assert spy.checked > 20
+    assert spy.leaks == []
+    # Dora, who cancelled, never got a message of the table.
+    for message in rig.fake.bot_messages(dora):
+        assert not any(table_id in d for d in message.callback_data)
+    assert rig.fake.stats.too_many_requests == 0
+
+
+def status_message_or_none(rig: Rig, user: FakeUser) -> list[str]:
+    """The callback data of the newest queue status message's buttons (none once it ended)."""
+    for message in reversed(rig.fake.bot_messages(user)):
+        if message.text and ("🔎" in message.text or "🚪" in message.text or "✅" in message.text):
+            return list(message.callback_data)
+    return []
+
+
+async def _has(rig: Rig, user: FakeUser, text: str) -> bool:
+    return any(text in t for t in texts(rig, user))
+
+
+async def test_alone_after_the_wait_starts_with_computers(prig: PublicRig) -> None:
+    rig = prig
+    spy = Spy(rig)
+    ela = person(rig, "Ela", "pl")
+    await rig.settle()
+    await rig.say(ela, ela, "/play fast")
+    status = status_message(rig, ela)
+    assert "Start with computers" not in json.dumps(status.reply_markup, ensure_ascii=False)
+    rig.clock.advance(COMPUTERS_AFTER + 1)
+
+    async def offered() -> bool:
+        await rig.settle()
+        return any(
+            decode_payload(d)[:2] == ("queue", ("go",)) for d in status_message(rig, ela).callback_data
+        )
+
+    await until(offered)
+    status = status_message(rig, ela)
+    assert "Zacznij z komputerami" in json.dumps(status.reply_markup, ensure_ascii=False)
+    # Keep waiting hides the offer; it comes back after another wait.
+    await rig.press(ela, ela, status, button_of(status, "queue", ("wait",)))
+    assert not any(decode_payload(d)[1] == ("go",) for d in status_message(rig, ela).callback_data)
+    rig.clock.advance(COMPUTERS_AFTER + 1)
+    await until(offered)
+    status = status_message(rig, ela)
+    go = button_of(status, "queue", ("go",))
+    await rig.press(ela, ela, status, go)
+    table_id = await seated(rig, ela)
+    assert table_id is not None and table_id.startswith("pub:")
+    spy.table_id = table_id
+    stored = await rig.store.load(table_id)
+    assert stored is not None
+    doc = TableDoc.model_validate_json(stored.document)
+    assert [s.kind for s in doc.seats].count("ai") == 2 and doc.status == "game"
+    assert doc.settings.turn_seconds == 30  # fast
+    # The button, gone from the chat, sent again by a modified client opens no second table; /play is
+    # refused while seated.
+    again = from_payload(go, ChatRef("tg", str(ela.id), "Ela", True), UserRef("tg", str(ela.id), "Ela", "pl"))
+    answer = await rig.bot.runtime.handle(again)
+    assert [m.text for m in answer] == ["Nie jesteś w kolejce. /play znajduje grę."]
+    await rig.say(ela, ela, "/play")
+    assert await seated(rig, ela) == table_id
+    assert "Już siedzisz przy stole" in texts(rig, ela)[-1], texts(rig, ela)[-1]
+    assert len([k for k in await rig.store.tables_for_user(f"tg:{ela.id}") if k.startswith("pub:")]) == 1
+    assert spy.leaks == []
+
+
+async def test_seated_at_a_group_table_is_refused_and_not_queued(prig: PublicRig) -> None:
+    rig = prig
+    ann, bob, cid = (rig.fake.add_user(n) for n in ("Ann", "Bob", "Cid"))
+    for u in (ann, bob, cid):
+        rig.fake.user_starts_bot(u)
+    chat = rig.group("Friday", [ann, bob, cid])
+    await seat_everyone(rig, chat, [ann, bob, cid])
+    await rig.say(ann, ann, "/play")
+    assert "You already sit at a table: «Friday»" in texts(rig, ann)[-1], texts(rig, ann)[-1]
+    assert (await rig.public.queue.status(f"tg:{ann.id}")).queued is False
+
+
+async def test_bad_options_group_and_cancel_answers(prig: PublicRig) -> None:
+    rig = prig
+    ann, bob = rig.fake.add_user("Ann"), rig.fake.add_user("Bob", language_code="uk")
+    for u in (ann, bob):
+        rig.fake.user_starts_bot(u)
+    chat = rig.group("Friday", [ann, bob])
+    await rig.settle()
+    await rig.say(ann, ann, "/play polish 9")
+    assert (
+        "This game is played by 2, 3, 4 players." in texts(rig, ann)[-1] or "played by" in texts(rig, ann)[-1]
+    )
+    await rig.say(ann, ann, "/play polish sometimes")
+    assert "I do not know that option" in texts(rig, ann)[-1]
+    assert (await rig.public.queue.status(f"tg:{ann.id}")).queued is False
+    await rig.say(chat, ann, "/play any fast")
+    assert "private chat" in texts(rig, ann)[-1] or any(
+        "private chat" in (m.text or "") for m in rig.fake.bot_messages(chat)
+    )
+    await rig.say(bob, bob, "/cancel")
+    assert "Ви не в черзі" in texts(rig, bob)[-1], texts(rig, bob)[-1]
+    await rig.say(bob, bob, "/play")
+    await rig.say(bob, bob, "/play")
+    assert "Ви вже в черзі" in "\n".join(texts(rig, bob)[-2:]), texts(rig, bob)[-2:]
+    # A card typed after /play is still a move (no table: the usual answer), not the queue.
+    await rig.say(ann, ann, "/play QS")
+    assert (await rig.public.queue.status(f"tg:{ann.id}")).queued is False
