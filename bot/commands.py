@@ -39,6 +39,7 @@ __all__ = [
     "MAX_PLATFORM",
     "MOVE_COMMANDS",
     "QUEUE_COMMANDS",
+    "SAFETY_COMMANDS",
     "SECRET_MOVES",
     "SYSTEM_COMMANDS",
     "Payload",
@@ -69,12 +70,17 @@ COMMANDS: Final = (
     "bomb", "concede", "crawl",
     "hand", "table", "score", "rules", "set", "lang", "kick", "back", "end", "export",
     "stats", "top", "help", "again", "say", "queue", "cancel",
+    "block", "unblock", "report",
 )  # fmt: skip
 """Every command the service knows, by its neutral name."""
 
 QUEUE_COMMANDS: Final = frozenset({"queue", "cancel"})
 """The public games' queue (`bot.handlers.queue`): about the sender, not a table. `/play` with no card
 (only queue options, or nothing in a private chat) is `queue`: see `parse_text`."""
+
+SAFETY_COMMANDS: Final = frozenset({"block", "unblock", "report"})
+"""Among strangers at a public table (`bot.handlers.public_safety`): about the sender and a public table
+they sat at (also after it), not a change of a table."""
 
 SYSTEM_COMMANDS: Final = ("title", "unreachable")
 """Commands an adapter sends on its own about a chat or a user; never typed, never on a button: `title`

@@ -12,6 +12,7 @@ from typing import Protocol
 
 from bot.context import Context
 from bot.gameflow import GameFlow
+from bot.matchmaking.ladder_store import LadderStore
 from bot.model import Command, Message
 from bot.settings import Settings
 from bot.storage import Store
@@ -35,6 +36,10 @@ class TableService(Protocol):
 
     @property
     def flow(self) -> GameFlow: ...
+
+    @property
+    def ladder(self) -> LadderStore | None:
+        """The public ladder, where this process keeps public tables (else None)."""
 
     async def chat_settings(self, chat_key: str) -> tuple[int, ChatSettings]: ...
 

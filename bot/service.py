@@ -23,10 +23,11 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bot.ai import AiRunner
-from bot.commands import INVALID_BUTTON, QUEUE_COMMANDS, SYSTEM_COMMANDS, UNKNOWN
+from bot.commands import INVALID_BUTTON, QUEUE_COMMANDS, SAFETY_COMMANDS, SYSTEM_COMMANDS, UNKNOWN
 from bot.context import Context, Refusal, with_heading
 from bot.gameflow import GameFlow
 from bot.i18n import LANGUAGES, negotiate, translator
+from bot.matchmaking.ladder_store import LadderStore
 from bot.migrate import follow_move, move_chat
 from bot.model import ChatRef, Command, Message, Sender, UserRef
 from bot.ports import Handler, HandlersFactory
@@ -90,6 +91,11 @@ class Service:
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self.presence = presence
         """Who has the web table open (`bot.presence`): their hands are not redrawn on each move."""
+        self.safety_commands: Callable[[Command], Awaitable[list[Message]]] | None = None
+        """`/block`, `/unblock`, `/report` (`bot.handlers.public_safety.PublicSafety.handle`) where the
+        process runs public tables: about the sender and a public table they sat at, not a table's change."""
+        self.ladder: LadderStore | None = None
+        """The public ladder (`bot.matchmaking.ladder_store`), for `/stats` and `/top` where it is kept."""
         self.public_seats: Callable[[TableDoc, list[str]], Awaitable[None]] | None = None
         """Told, after the save, who no longer sits at a public table (all at its end, one who left):
         the matchmaker frees them to queue again (`bot.public.builder.free_seats`)."""
@@ -144,6 +150,11 @@ class Service:
 
     async def _handle(self, command: Command) -> list[Message]:
         name = command.name
+        if name in SAFETY_COMMANDS:
+            if self.safety_commands is None:
+                lang = await self.language_of(command.user)
+                return [self._error_message(command, "no_table_for_you", lang)]
+            return await self.safety_commands(command)
         if name in (INVALID_BUTTON, UNKNOWN, "help"):
             lang = await self.language_of(command.user, command.chat.key)
             if name != "help":

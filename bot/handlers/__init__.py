@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 
-from bot.commands import COMMANDS, MOVE_COMMANDS, QUEUE_COMMANDS
+from bot.commands import COMMANDS, MOVE_COMMANDS, QUEUE_COMMANDS, SAFETY_COMMANDS
 from bot.context import Context
 from bot.handlers import rights
 from bot.handlers.lobby import LobbyHandlers
@@ -56,7 +56,7 @@ class Handlers(LobbyHandlers, MoveHandlers, ManagementHandlers, PublicHandlers):
         for name in MOVE_COMMANDS:
             self._table[name] = self._move_handler(name)
         # The queue's commands are about the sender, not a table: `bot.handlers.queue.QueueDesk`.
-        missing = set(COMMANDS) - set(self._table) - {"help"} - QUEUE_COMMANDS
+        missing = set(COMMANDS) - set(self._table) - {"help"} - QUEUE_COMMANDS - SAFETY_COMMANDS
         assert not missing, missing
 
     def for_command(self, name: str) -> Handler:
