@@ -15,15 +15,12 @@ import json
 import os
 import signal
 import socket
-import sys
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import aiohttp
 import pytest
+from botprocess import bot_process, wait_ready
 from fakes.telegram import FakeChat, FakeTelegram, FakeTelegramServer, FloodLimits
 from tgkit import Rig, Table, seat_everyone
 
@@ -70,37 +67,6 @@ def _env(
     if redis is not None:
         env.update({"REDIS_URL": redis[0], "REDIS_PREFIX": redis[1]})
     return env
-
-
-@asynccontextmanager
-async def _bot_process(env: dict[str, str], log: Path) -> AsyncIterator[asyncio.subprocess.Process]:
-    with log.open("ab") as out:
-        command = [sys.executable, "-c", "from bot.cli import main; main()", "telegram"]
-        process = await asyncio.create_subprocess_exec(
-            *command, "--env-file", "/nonexistent", cwd=str(ROOT), env=env, stdout=out, stderr=out
-        )
-    try:
-        yield process
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
-
-
-async def _ready(port: int, process: asyncio.subprocess.Process, timeout: float = 30.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    async with aiohttp.ClientSession() as session:
-        while loop.time() < deadline:
-            assert process.returncode is None, "the bot process exited"
-            try:
-                async with session.get(f"http://127.0.0.1:{port}/readyz") as answer:
-                    if answer.status == 200:
-                        return
-            except aiohttp.ClientError:
-                pass
-            await asyncio.sleep(0.1)
-    raise TimeoutError("the bot process did not become ready")
 
 
 async def _sigterm(process: asyncio.subprocess.Process) -> tuple[int, float]:
@@ -168,8 +134,8 @@ async def test_sigterm_with_a_deal_result_waiting_hands_it_over_and_the_next_pro
         env = _env(fake, server.root_url, port, (redis_url, redis_prefix))
         people = [fake.add_user(n) for n in ("Alice", "Bob", "Carol")]
         chat = rig.group("Cards", people)
-        async with _bot_process(env, log) as first:
-            await _ready(port, first)
+        async with bot_process(env, log) as first:
+            await wait_ready(port, first)
             table = await seat_everyone(rig, chat, people)
             deal = await _near_the_end_of_a_deal(table)
             # The group's budget is spent (as after a 429) for every process: what comes for it waits.
@@ -193,8 +159,8 @@ async def test_sigterm_with_a_deal_result_waiting_hands_it_over_and_the_next_pro
         assert _group_texts(fake, chat, heading) == []
         # The budget is back by the time the next process starts (a rolling restart's next pod).
         await store._call("DEL", *(keys.send_hold(k) for k in held))
-        async with _bot_process(env, log) as second:
-            await _ready(port, second)
+        async with bot_process(env, log) as second:
+            await wait_ready(port, second)
             await _until(lambda: _group_texts(fake, chat, heading), 20, "the deal's result")
             await rig.settle()
             await asyncio.sleep(2.5)  # more looks for handed-over messages: nothing comes twice
@@ -227,8 +193,8 @@ async def test_sigterm_with_the_memory_store_logs_the_lost_messages_and_exits_wi
         env = _env(fake, server.root_url, port, None)
         alice = fake.add_user("Alice")
         chat = rig.group("Cards", [alice, fake.add_user("Bob")])
-        async with _bot_process(env, log) as process:
-            await _ready(port, process)
+        async with bot_process(env, log) as process:
+            await wait_ready(port, process)
             rig.acted()
             await rig.say(chat, alice, "/new polish")
             await _until(lambda: fake.bot_messages(chat), 20, "the lobby")

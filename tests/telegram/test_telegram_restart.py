@@ -14,13 +14,11 @@ import asyncio
 import os
 import signal
 import socket
-import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import aiohttp
 from aiohttp import web
+from botprocess import bot_process, wait_ready
 from fakes.telegram import FakeTelegram, FakeTelegramServer, FloodLimits
 from tgkit import Rig, Table, VirtualClock, seat_everyone
 
@@ -177,37 +175,6 @@ def _env(fake: FakeTelegram, api_url: str, redis_url: str, prefix: str, metrics_
     return env
 
 
-@asynccontextmanager
-async def _bot_process(env: dict[str, str], log: Path) -> AsyncIterator[asyncio.subprocess.Process]:
-    with log.open("ab") as out:
-        command = [sys.executable, "-c", "from bot.cli import main; main()", "telegram"]
-        process = await asyncio.create_subprocess_exec(
-            *command, "--env-file", "/nonexistent", cwd=str(ROOT), env=env, stdout=out, stderr=out
-        )
-    try:
-        yield process
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
-
-
-async def _ready(port: int, process: asyncio.subprocess.Process, timeout: float = 30.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    async with aiohttp.ClientSession() as session:
-        while loop.time() < deadline:
-            assert process.returncode is None, "the bot process exited"
-            try:
-                async with session.get(f"http://127.0.0.1:{port}/readyz") as answer:
-                    if answer.status == 200:
-                        return
-            except aiohttp.ClientError:
-                pass
-            await asyncio.sleep(0.1)
-    raise TimeoutError("the bot process did not become ready")
-
-
 async def test_thousand_telegram_killed_mid_deal_and_started_again(
     redis_url: str, redis_prefix: str, tmp_path: Path
 ) -> None:
@@ -220,14 +187,14 @@ async def test_thousand_telegram_killed_mid_deal_and_started_again(
         env = _env(fake, server.root_url, redis_url, redis_prefix, port)
         people = [fake.add_user(n) for n in ("Alice", "Bob", "Carol")]
         chat = rig.group("Cards", people)
-        async with _bot_process(env, log) as first:
-            await _ready(port, first)
+        async with bot_process(env, log) as first:
+            await wait_ready(port, first)
             table = await seat_everyone(rig, chat, people)
             await _to_mid_deal(table)
             os.kill(first.pid, signal.SIGKILL)
             await first.wait()
-        async with _bot_process(env, log) as second:
-            await _ready(port, second)
+        async with bot_process(env, log) as second:
+            await wait_ready(port, second)
             await table.play_out()
             assert (await table.doc()).status == "finished"
             second.send_signal(signal.SIGTERM)
