@@ -53,9 +53,9 @@ class Spy:
 
     def __init__(self, rig: PublicRig) -> None:
         self.rig = rig
-        self.table_id: str | None = None
-        self.deal = -1
-        self.known: dict[int, int] = {}
+        self.tables: set[str] = set()
+        self.deal: dict[str, int] = {}
+        self.known: dict[tuple[str, int], int] = {}
         self.leaks: list[str] = []
         self.checked = 0
         original = rig.fake.handle
@@ -71,25 +71,33 @@ class Spy:
         rig.fake.handle = handle  # type: ignore[method-assign]
 
     async def _seen(self, params: Mapping[str, Any]) -> None:
-        if self.table_id is None:
-            return
-        stored = await self.rig.store.load(self.table_id)
+        chat = str(params.get("chat_id"))
+        # Every public table the reader sits at: from its first message on (the hands sent with the
+        # table as it is built), not only once the test knows the table.
+        for table_id in sorted(await self.rig.store.tables_for_user(f"tg:{chat}")):
+            if table_id.startswith("pub:"):
+                self.tables.add(table_id)
+        for table_id in sorted(self.tables):
+            await self._check(table_id, chat, params)
+
+    async def _check(self, table_id: str, chat: str, params: Mapping[str, Any]) -> None:
+        stored = await self.rig.store.load(table_id)
         if stored is None:
             return
         doc = TableDoc.model_validate_json(stored.document)
         if doc.game is None:
             return
         state = Table(self.rig, None, {}).cache.state(doc.serial, doc.game.spec, doc.game.actions)  # type: ignore[arg-type]
-        if state.deal_number != self.deal:
-            self.deal, self.known = state.deal_number, {}
+        if state.deal_number != self.deal.get(table_id):
+            self.deal[table_id] = state.deal_number
+            self.known = {k: v for k, v in self.known.items() if k[0] != table_id}
         if not state.finished:
             for s, hand in enumerate(state.deal.hands):
-                self.known[s] = self.known.get(s, 0) | hand
-        chat = str(params.get("chat_id"))
+                self.known[table_id, s] = self.known.get((table_id, s), 0) | hand
         seat = next((i for i, s in enumerate(doc.seats) if s.user_id == chat), None)
         if seat is None:
             return
-        private = set(cardspy.secret_cards(state)) - set(cards_of(self.known.get(seat, 0)))
+        private = set(cardspy.secret_cards(state)) - set(cards_of(self.known.get((table_id, seat), 0)))
         found = cardspy.leaks(cardspy.telegram_parts(params), private, [doc.seats[seat].lang or "en"])
         self.checked += 1
         if found:
@@ -186,7 +194,7 @@ async def test_three_matched_play_a_deal_a_cancelled_one_never_seated(prig: Publ
     assert table_id is not None and table_id.startswith("pub:")
     assert await seated(rig, bolek) == table_id == await seated(rig, vera)
     assert await seated(rig, dora) is None
-    spy.table_id = table_id
+    assert spy.tables == {table_id}
     await rig.settle()
 
     stored = await rig.store.load(table_id)
@@ -264,7 +272,7 @@ async def test_alone_after_the_wait_starts_with_computers(prig: PublicRig) -> No
     await rig.press(ela, ela, status, go)
     table_id = await seated(rig, ela)
     assert table_id is not None and table_id.startswith("pub:")
-    spy.table_id = table_id
+    assert spy.tables == {table_id}
     stored = await rig.store.load(table_id)
     assert stored is not None
     doc = TableDoc.model_validate_json(stored.document)
