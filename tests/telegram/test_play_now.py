@@ -328,3 +328,23 @@ async def test_bad_options_group_and_cancel_answers(prig: PublicRig) -> None:
     # A card typed after /play is still a move (no table: the usual answer), not the queue.
     await rig.say(ann, ann, "/play QS")
     assert (await rig.public.queue.status(f"tg:{ann.id}")).queued is False
+
+
+async def test_queue_commands_count_against_the_command_budget() -> None:
+    rig = PublicRig(settings_=settings(public_computers_after=COMPUTERS_AFTER, command_limit=3))
+    await rig.start()
+    await rig.start_public()
+    try:
+        ann = person(rig, "Ann", "en")
+        await rig.settle()
+        before = len(texts(rig, ann))  # the greeting of /start
+        for _ in range(6):
+            await rig.say(ann, ann, "/play polish sometimes")
+        answers = texts(rig, ann)[before:]
+        usage = sum("I do not know that option" in t for t in answers)
+        assert 1 <= usage <= 3, answers  # /start counted too
+        assert answers[usage:] == [answers[usage]] and answers[usage].startswith("Slow down"), answers
+        await rig.say(ann, ann, "/play")
+        assert (await rig.public.queue.status(f"tg:{ann.id}")).queued is False
+    finally:
+        await rig.close()
