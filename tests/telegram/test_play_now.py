@@ -23,7 +23,9 @@ from tgkit import Rig, Table, seat_everyone, settings
 
 from adapters.telegram.public import TelegramPublic
 from bot.commands import decode_payload, from_payload
+from bot.matchmaking import RedisQueue
 from bot.model import ChatRef, UserRef
+from bot.storage import RedisStore
 from bot.table import TableDoc
 from core.cards import cards_of
 from core.game import GameState
@@ -346,5 +348,36 @@ async def test_queue_commands_count_against_the_command_budget() -> None:
         assert answers[usage:] == [answers[usage]] and answers[usage].startswith("Slow down"), answers
         await rig.say(ann, ann, "/play")
         assert (await rig.public.queue.status(f"tg:{ann.id}")).queued is False
+    finally:
+        await rig.close()
+
+
+async def test_on_redis_three_are_matched_and_a_cancelled_one_is_not(redis_url: str) -> None:
+    """The same flow with the queue and the tables in Redis (as several processes run it)."""
+    store = RedisStore.from_url(redis_url, prefix="playnow")
+    rig = PublicRig(store=store, settings_=settings(public_computers_after=COMPUTERS_AFTER))
+    await rig.start()
+    public = await rig.start_public()
+    try:
+        assert isinstance(public.queue, RedisQueue)
+        spy = Spy(rig)
+        dora = person(rig, "Dora", "et")
+        await rig.settle()
+        await rig.say(dora, dora, "/play")
+        status = status_message(rig, dora)
+        await rig.press(dora, dora, status, button_of(status, "cancel"))
+        people = [person(rig, n, lang) for n, lang in (("Ann", "en"), ("Bolek", "pl"), ("Vera", "ru"))]
+        await rig.settle()
+        for user in people:
+            await rig.say(user, user, "/play")
+        for user in people:
+            await until(lambda user=user: seated(rig, user))
+        table_id = await seated(rig, people[0])
+        assert table_id is not None and all([await seated(rig, u) == table_id for u in people])
+        assert await seated(rig, dora) is None
+        for user, found in zip(people, ("A table was found", "Znaleziono stół", "Стол найден"), strict=True):
+            await until(lambda user=user, found=found: _has(rig, user, found))
+        await rig.settle()
+        assert spy.tables == {table_id} and spy.checked >= 6 and spy.leaks == []
     finally:
         await rig.close()
