@@ -8,12 +8,14 @@ import json
 
 from bot.context import Context, Refusal
 from bot.handlers.base import HandlerBase
-from bot.i18n import translator
+from bot.i18n import Translator, translator
 from bot.markup import escape
+from bot.public.fanout import is_public
 from bot.render import (
     render_stats,
     render_top,
 )
+from bot.render_ladder import render_ladder_stats, render_public_top
 from bot.render_result import render_score_sheet
 from bot.render_rules import render_rules
 from bot.stats import DEFAULT_RATING, board_keys, elo, outcomes, stats_scopes
@@ -22,7 +24,10 @@ from bot.views import seat_labels
 from bot.weblinks import signer_for
 from core.game import GameState
 from core.record import build_record
-from core.rules import RuleSet, preset
+from core.rules import PRESETS, RuleSet, preset
+
+PUBLIC_WORDS = frozenset({"public", "ladder"})
+"""`/top public`: the public ladder instead of the chat's board (`ladder` too)."""
 
 
 class InformationHandlers(HandlerBase):
@@ -113,9 +118,39 @@ class InformationHandlers(HandlerBase):
         values = await store.get_stats(scope)
         rating = await store.get_rating(board, ctx.user.key)
         t = ctx.t_user() if ctx.chat.private else ctx.t_group()
-        ctx.answer(render_stats(t, ctx.user.name, values, rating).text, kind="stats", language=t.lang)
+        text = render_stats(t, ctx.user.name, values, rating).text
+        ladder = await self._ladder_lines(t, ctx.user.key)
+        if ladder:
+            text += "\n\n" + ladder
+        ctx.answer(text, kind="stats", language=t.lang)
+
+    async def _ladder_lines(self, t: Translator, user_key: str) -> str:
+        """The player's public rating per preset they played, with its last changes (none: nothing)."""
+        ladder = self.svc.ladder
+        if ladder is None:
+            return ""
+        rows = []
+        for name in PRESETS:
+            points = await ladder.history(name, user_key)
+            if points:
+                rows.append((name, await ladder.get(name, user_key), points))
+        return render_ladder_stats(t, rows)
 
     async def top(self, ctx: Context) -> None:
+        """The chat's board (overall in a private chat), and a line pointing to the public ladder; `/top
+        public [preset]` shows the public ladder of the preset (the chat's preset by default)."""
+        t = ctx.t_user() if ctx.chat.private else ctx.t_group()
+        args = [a.lower() for a in ctx.command.args]
+        ladder = self.svc.ladder
+        if args and args[0] in PUBLIC_WORDS:
+            wanted = args[1] if len(args) > 1 else (await self.svc.chat_settings(ctx.chat.key))[1].preset
+            if ladder is None:
+                raise Refusal("no_public_games")
+            if wanted not in PRESETS:
+                raise Refusal("unknown_preset")
+            standings = await ladder.top(wanted, 10)
+            ctx.answer(render_public_top(t, wanted, standings).text, kind="top", language=t.lang)
+            return
         store = self.svc.store
         board_all, board_chat = board_keys(ctx.chat.key)
         rows = await store.top(board_all if ctx.chat.private else board_chat, 10)
@@ -123,14 +158,18 @@ class InformationHandlers(HandlerBase):
         for member, rating in rows:
             _, prefs = await self._prefs(member)
             named.append((prefs.name or member.split(":", 1)[-1], rating))
-        t = ctx.t_user() if ctx.chat.private else ctx.t_group()
-        ctx.answer(render_top(t, named).text, kind="top", language=t.lang)
+        text = render_top(t, named).text
+        if ladder is not None:
+            text += "\n" + t._("The public ladder: /top public")
+        ctx.answer(text, kind="top", language=t.lang)
 
     # --- statistics (after the save that ended a game) --------------------------------------------
 
     async def record_stats(self, doc: TableDoc, state: GameState) -> None:
         """Counters and ratings for a won game; called once, by the process whose save ended it."""
-        if not state.finished:
+        if not state.finished or is_public(doc.id):
+            # A public game is rated on the public ladder (`bot.handlers.public_safety.record_ladder`),
+            # never in a group's statistics nor the overall board of group games.
             return
         store = self.svc.store
         chat_key = doc.id

@@ -23,12 +23,13 @@ from bot.commands import SAFETY_COMMANDS
 from bot.i18n import Translator, translator
 from bot.ladder import Rating
 from bot.matchmaking.base import MatchQueue
-from bot.matchmaking.ladder_store import LadderStore
+from bot.matchmaking.ladder_store import LadderStore, MemoryLadder, RedisLadder
 from bot.model import Command, Message, Sender, UserRef
+from bot.ports import TableService
 from bot.public.fanout import is_public
-from bot.reports import REASONS, Report, ReportStore, new_report_id
+from bot.reports import REASONS, Report, ReportStore, new_report_id, reports_for
 from bot.snapshot import GameCache
-from bot.storage import StorageError, Store
+from bot.storage import RedisStore, StorageError, Store
 from bot.table import TableDoc
 from core.game import GameState
 from core.record import build_record
@@ -37,6 +38,7 @@ __all__ = [
     "REPORTS_PER_DAY",
     "SAFETY_COMMANDS",
     "PublicSafety",
+    "public_safety_for",
     "record_ladder",
 ]
 
@@ -288,6 +290,31 @@ class PublicSafety:
     async def _load(self, table_id: str) -> TableDoc | None:
         stored = await self.store.load(table_id)
         return None if stored is None else TableDoc.model_validate_json(stored.document)
+
+
+def public_safety_for(
+    service: TableService,
+    queue: MatchQueue,
+    *,
+    language_of: Callable[[UserRef, str], Awaitable[str]],
+    clock: Callable[[], float],
+) -> PublicSafety:
+    """The desk on the service's store: the ladder and the reports in Redis beside a Redis store (every
+    process and `thousand reports` see them), else in memory. A table is remembered for blocking and
+    reporting as long as a finished table is kept (`finished_ttl`): after that its record is gone."""
+    store = service.store
+    inner: object = getattr(store, "inner", store)  # a metered store wraps the real one
+    ladder: LadderStore = RedisLadder(inner) if isinstance(inner, RedisStore) else MemoryLadder(clock=clock)
+    reports = reports_for(inner if isinstance(inner, RedisStore) else store, clock)
+    return PublicSafety(
+        store,
+        queue,
+        reports,
+        ladder,
+        language_of=language_of,
+        recent_seconds=float(service.settings.finished_ttl),
+        clock=clock,
+    )
 
 
 def rating_line(rating: Rating) -> str:

@@ -4,7 +4,8 @@
 - the relay's consumer of this platform's stream, as a background task (Redis only);
 - the matchmaker's loop: this platform's heartbeat (`MatchQueue.heartbeat`, so its players are matched),
   then `build_matches` every `match_every` seconds, the new tables' messages dispatched;
-- `Service.public_seats`: people who no longer sit at a public table may queue again.
+- `Service.public_seats`: people who no longer sit at a public table may queue again (a finished game
+  rated on the ladder first); `Service.safety_commands` (`/block`, `/report`) and `Service.ladder`.
 
 An adapter builds it where it builds its service, passes every list of messages the service returns (and
 the timers') to `dispatch`, and calls `start()` at startup and `stop()` at shutdown. Trouble in a loop is
@@ -19,6 +20,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 
+from bot.handlers.public_safety import public_safety_for
 from bot.matchmaking.base import MatchQueue
 from bot.model import Message
 from bot.public.builder import build_matches, free_seats
@@ -59,7 +61,14 @@ class PublicRuntime:
         await self.relay.dispatch(messages)
 
     async def start(self) -> None:
-        self.service.public_seats = free_seats(self.queue)
+        # /block, /report and the ladder (`bot.handlers.public_safety`): a public game's end is rated and
+        # its players remembered for blocking and reporting, then their seats are freed (`free_seats`).
+        safety = public_safety_for(
+            self.service, self.queue, language_of=self.service.language_of, clock=self.service.clock
+        )
+        self.service.ladder = safety.ladder
+        self.service.safety_commands = safety.handle
+        self.service.public_seats = safety.seats_freed(free_seats(self.queue))
         await self.queue.heartbeat(self.platform)
         if self.consumer is not None:
             self._tasks.append(asyncio.create_task(self.consumer.run(self._stop), name="relay-consumer"))
