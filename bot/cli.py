@@ -213,5 +213,15 @@ def _register_arena() -> None:
 _register_arena()
 
 
+def _register_reports() -> None:
+    """``thousand reports`` (and ``reports show ID``): what players reported at public tables."""
+    from bot.cli_reports import reports_app
+
+    app.add_typer(reports_app, name="reports")
+
+
+_register_reports()
+
+
 def main() -> None:
     app()
