@@ -20,7 +20,7 @@ from bot.model import ChatRef, Command, Message, UserRef
 from bot.public.builder import build_matches, free_seats
 from bot.reports import MemoryReports
 from bot.service import Service
-from bot.storage import MemoryStore
+from bot.storage import MemoryStore, Store
 from bot.table import TableDoc
 
 ALA = Player("tg", "90000101", "Ala", "pl")
@@ -42,7 +42,7 @@ def dm(u: UserRef) -> ChatRef:
 @dataclass
 class Public:
     service: Service
-    store: MemoryStore
+    store: Store
     queue: MemoryQueue
     reports: MemoryReports
     ladder: MemoryLadder
@@ -184,3 +184,45 @@ async def test_report_input_is_checked_and_limited(pub: Public) -> None:
     assert [m.kind for m in replies] == ["error"]
     assert len(await pub.reports.list()) == REPORTS_PER_DAY
     assert {r.reason for r in await pub.reports.list()} == {"leaving"}
+
+
+async def test_on_redis_a_report_and_a_block_leave_only_keys_with_a_lifetime(redis_url: str) -> None:
+    """The wiring production uses (`public_safety_for` on a Redis store): the report is in Redis for
+    `thousand reports`, and every key written for it (the report, its index, the recent table, the
+    daily counter) has a lifetime."""
+    import redis.asyncio as aioredis
+
+    from bot.handlers.public_safety import public_safety_for
+    from bot.reports import REPORT_SECONDS, RedisReports
+    from bot.storage import RedisStore
+
+    store = RedisStore.from_url(redis_url)
+    service = Service(store, quiet_settings(), handlers=Handlers)
+    queue = MemoryQueue()
+    for platform in ("tg", "dc", "web"):
+        await queue.heartbeat(platform)
+    safety = public_safety_for(service, queue, language_of=service.language_of, clock=service.clock)
+    assert isinstance(safety.reports, RedisReports)
+    service.safety_commands = safety.handle
+    service.public_seats = safety.seats_freed(free_seats(queue))
+    for i, p in enumerate((ALA, BORIS, EVE)):
+        await queue.join(p, 1500.0 + i, Options("polish", 3, "normal"))
+    await build_matches(service, queue)
+    h = Public(service, store, queue, MemoryReports(), MemoryLadder())
+    h.table_id = await queue.seated_at(ALA.key) or ""
+    assert not errors(await h.say(BORIS, "/leave"))
+    replies = await h.say(BORIS, "/report ala 4")
+    assert [m.kind for m in replies] == ["info"], [m.text for m in replies]
+    [filed] = await safety.reports.list()
+    assert (filed.reporter, filed.reported, filed.reason) == (BORIS.key, ALA.key, "other")
+    raw = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        for pattern in ("thousand:report*", "thousand:{pubrecent:*", "thousand:{reports:*"):
+            keys = await raw.keys(pattern)
+            assert keys, pattern
+            for key in keys:
+                assert 0 < await raw.ttl(key) <= REPORT_SECONDS, key
+    finally:
+        await raw.aclose()
+        await service.close()
+        await store.close()
