@@ -11,21 +11,27 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import cardspy
 import pytest
-from fakes.telegram import FakeMessage, FakeUser
+from fakes.telegram import FakeMessage, FakeUser, InProcessRequest
 from fakes.telegram.fake import ApiResponse
 from fakes.telegram.models import UploadedFile
 from tgkit import Rig, Table, seat_everyone, settings
 
+from adapters.telegram.app import TelegramBot
 from adapters.telegram.public import TelegramPublic
 from bot.commands import decode_payload, from_payload
+from bot.handlers import Handlers
 from bot.matchmaking import RedisQueue
 from bot.model import ChatRef, UserRef
-from bot.storage import RedisStore
+from bot.ops.runtime import Runtime
+from bot.service import Service
+from bot.settings import Settings
+from bot.storage import RedisStore, Store
 from bot.table import TableDoc
 from core.cards import cards_of
 from core.game import GameState
@@ -379,5 +385,66 @@ async def test_on_redis_three_are_matched_and_a_cancelled_one_is_not(redis_url: 
             await until(lambda user=user, found=found: _has(rig, user, found))
         await rig.settle()
         assert spy.tables == {table_id} and spy.checked >= 6 and spy.leaks == []
+    finally:
+        await rig.close()
+
+
+class RelayRig(PublicRig):
+    """As `thousand telegram` runs with Redis: `Runtime(relay="tg")`, public tables on its relay."""
+
+    def make_bot(self, store: Store | None = None) -> TelegramBot:
+        clock = self.clock
+        rng = random.Random(self.rng.getrandbits(32))
+
+        def service(store: Store, s: Settings) -> Service:
+            return Service(store, s, handlers=Handlers, clock=clock.now, rng=rng)
+
+        runtime = Runtime(
+            self.settings,
+            platform="telegram",
+            store=store or self.store,
+            service_factory=service,
+            tick_interval=0.05,
+            relay="tg",
+        )
+        return TelegramBot(
+            runtime,
+            self.fake.token,
+            clock=clock,
+            limits=self.limits,
+            request=InProcessRequest(self.fake),
+            updates_request=InProcessRequest(self.fake),
+        )
+
+
+async def test_with_the_runtime_relay_as_main_runs_it(redis_url: str) -> None:
+    """The production wiring: the matcher's messages go through the runtime's Redis relay (its guard
+    notes what was shown), and a player alone starts with computers there."""
+    store = RedisStore.from_url(redis_url, prefix="playrelay")
+    rig = RelayRig(store=store, settings_=settings(public_computers_after=0, redis_url=redis_url))
+    await rig.start()
+    public = await rig.start_public()
+    try:
+        assert rig.bot.runtime.relay is not None and public.relay is rig.bot.runtime.relay.relay
+        spy = Spy(rig)
+        ela = person(rig, "Ela", "pl")
+        await rig.settle()
+        await rig.say(ela, ela, "/play estonian 3 slow")
+
+        async def offered() -> bool:
+            await rig.settle()
+            return any(decode_payload(d)[1] == ("go",) for d in status_message(rig, ela).callback_data)
+
+        await until(offered)
+        status = status_message(rig, ela)
+        await rig.press(ela, ela, status, button_of(status, "queue", ("go",)))
+        table_id = await seated(rig, ela)
+        assert table_id is not None
+        stored = await rig.store.load(table_id)
+        assert stored is not None
+        doc = TableDoc.model_validate_json(stored.document)
+        assert doc.settings.preset == "estonian" and doc.settings.turn_seconds == 240
+        await until(lambda: _has(rig, ela, "Twój stół z komputerami jest gotowy."))
+        assert spy.tables == {table_id} and spy.leaks == []
     finally:
         await rig.close()
