@@ -226,3 +226,27 @@ async def test_on_redis_a_report_and_a_block_leave_only_keys_with_a_lifetime(red
         await raw.aclose()
         await service.close()
         await store.close()
+
+
+async def test_block_and_report_count_against_the_command_budget(clock: Clock) -> None:
+    store = MemoryStore(clock=clock)
+    service = Service(store, quiet_settings(command_limit=2), handlers=Handlers, clock=clock)
+    queue = MemoryQueue(clock=clock)
+    for platform in ("tg", "dc", "web"):
+        await queue.heartbeat(platform)
+    reports = MemoryReports(clock)
+    safety = PublicSafety(store, queue, reports, MemoryLadder(clock=clock), language_of=service.language_of)
+    service.safety_commands = safety.handle
+    for i, p in enumerate((ALA, BORIS, EVE)):
+        await queue.join(p, 1500.0 + i, Options("polish", 3, "normal"))
+    await build_matches(service, queue)
+    h = Public(service, store, queue, reports, MemoryLadder())
+    h.table_id = await queue.seated_at(ALA.key) or ""
+    boris = await h.seat_no(BORIS)
+    answers = [await h.say(ALA, f"/report {boris} abuse") for _ in range(4)]
+    assert [m.kind for m in answers[0] + answers[1]] == ["info", "info"]
+    assert [m.kind for m in answers[2]] == ["throttled"] and answers[3] == []
+    assert len(await reports.list()) == 2
+    assert await h.say(ALA, f"/block {boris}") == []
+    assert await queue.blocked_by(ALA.key) == set()
+    await service.close()
