@@ -22,6 +22,7 @@ from typing import Final
 from bot.commands import SAFETY_COMMANDS
 from bot.i18n import Translator, translator
 from bot.ladder import Rating
+from bot.markup import escape
 from bot.matchmaking.base import MatchQueue
 from bot.matchmaking.ladder_store import LadderStore, MemoryLadder, RedisLadder
 from bot.model import Command, Message, Sender, UserRef
@@ -183,12 +184,12 @@ class PublicSafety:
             return say(
                 t._(
                     "{name} is blocked: you will not be seated together again. /unblock {seat} undoes it."
-                ).format(name=name, seat=seat_no),
+                ).format(name=escape(name), seat=seat_no),
                 kind="info",
             )
         if command.name == "unblock":
             await self.queue.unblock(me, key)
-            return say(t._("{name} is no longer blocked.").format(name=name), kind="info")
+            return say(t._("{name} is no longer blocked.").format(name=escape(name)), kind="info")
         return await self._report(command, t, say, doc, name, key)
 
     async def _report(
@@ -237,7 +238,7 @@ class PublicSafety:
         await self.reports.file(report)
         return say(
             t._("Report filed: {name}, {reason}. The operators will read the game record. Thank you.").format(
-                name=name, reason=_reason_text(t, word)
+                name=escape(name), reason=_reason_text(t, word)
             ),
             kind="info",
         )
@@ -256,13 +257,16 @@ class PublicSafety:
         else:
             wanted = arg.casefold()
             found = [i for i, s in enumerate(doc.seats) if s.name.casefold() == wanted]
-            index = found[0] if len(found) == 1 else None
+            if len(found) > 1:
+                text = t._("Several players are called {name} here: name the seat number (1–{n}).")
+                return text.format(name=escape(doc.seats[found[0]].name), n=len(doc.seats))
+            index = found[0] if found else None
         if index is None:
             text = t._("No such player at your public table: name a seat number (1–{n}) or a name as shown.")
             return text.format(n=len(doc.seats))
         seat = doc.seats[index]
         if seat.kind != "human" or seat.user is None:
-            return t._("{name} is a computer player.").format(name=seat.name)
+            return t._("{name} is a computer player.").format(name=escape(seat.name))
         if seat.user == me:
             return t._("That is your own seat.")
         return index + 1, seat.name, seat.user

@@ -250,3 +250,30 @@ async def test_block_and_report_count_against_the_command_budget(clock: Clock) -
     assert await h.say(ALA, f"/block {boris}") == []
     assert await queue.blocked_by(ALA.key) == set()
     await service.close()
+
+
+async def test_a_shared_name_asks_for_the_seat_number_and_names_are_escaped(clock: Clock) -> None:
+    from bot.markup import escape
+
+    store = MemoryStore(clock=clock)
+    service = Service(store, quiet_settings(), handlers=Handlers, clock=clock)
+    queue = MemoryQueue(clock=clock)
+    for platform in ("tg", "dc", "web"):
+        await queue.heartbeat(platform)
+    safety = PublicSafety(
+        store, queue, MemoryReports(clock), MemoryLadder(clock=clock), language_of=service.language_of
+    )
+    service.safety_commands = safety.handle
+    kim, kim2, odd = Player("tg", "1", "Kim"), Player("dc", "2", "kim"), Player("web", "3", "B*o_b")
+    for p in (kim, kim2, odd):
+        await queue.join(p, 1500.0, Options("polish", 3, "normal"))
+    await build_matches(service, queue)
+    h = Public(service, store, queue, MemoryReports(), MemoryLadder())
+    h.table_id = await queue.seated_at(odd.key) or ""
+    [answer] = await h.say(odd, "/block KIM")
+    assert answer.kind == "error" and "(1–3)" in answer.text
+    assert await queue.blocked_by(odd.key) == set()
+    [answer] = await h.say(kim, "/block b*o_b")
+    assert answer.kind == "info" and escape("B*o_b") in answer.text
+    assert await queue.blocked_by(kim.key) == {odd.key}
+    await service.close()
