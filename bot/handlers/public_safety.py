@@ -21,10 +21,10 @@ from typing import Final
 
 from bot.commands import SAFETY_COMMANDS
 from bot.i18n import Translator, translator
-from bot.ladder import Rating
 from bot.markup import escape
 from bot.matchmaking.base import MatchQueue
 from bot.matchmaking.ladder_store import LadderStore, MemoryLadder, RedisLadder
+from bot.matchmaking.model import ANY_PRESET, Options, Player, Ratings
 from bot.model import Command, Message, Sender, UserRef
 from bot.ports import TableService
 from bot.public.fanout import is_public
@@ -34,11 +34,13 @@ from bot.storage import RedisStore, StorageError, Store
 from bot.table import TableDoc
 from core.game import GameState
 from core.record import build_record
+from core.rules import PRESETS
 
 __all__ = [
     "REPORTS_PER_DAY",
     "SAFETY_COMMANDS",
     "PublicSafety",
+    "ladder_ratings",
     "public_safety_for",
     "record_ladder",
 ]
@@ -321,6 +323,12 @@ def public_safety_for(
     )
 
 
-def rating_line(rating: Rating) -> str:
-    """A rating as shown: rounded, with a '?' while provisional."""
-    return f"{round(rating.rating)}{'?' if rating.provisional else ''}"
+def ladder_ratings(ladder: LadderStore) -> Callable[[Player, Options], Awaitable[Ratings]]:
+    """A `QueueDesk`'s `rating`: the player's public rating of each preset their options allow (all of
+    them for "any"), so the matcher seats people of close ladder ratings; a newcomer's is 1500."""
+
+    async def rating(player: Player, options: Options) -> Ratings:
+        presets = list(PRESETS) if options.preset == ANY_PRESET else [options.preset]
+        return {name: (await ladder.get(name, player.key)).rating for name in presets}
+
+    return rating

@@ -12,7 +12,7 @@ from botkit import Clock, action_text, errors, quiet_settings
 
 from bot.commands import parse_text
 from bot.handlers import Handlers
-from bot.handlers.public_safety import PublicSafety
+from bot.handlers.public_safety import PublicSafety, ladder_ratings
 from bot.matchmaking.ladder_store import MemoryLadder
 from bot.matchmaking.memory import MemoryQueue
 from bot.matchmaking.model import Options, Player
@@ -123,6 +123,11 @@ async def test_a_finished_public_game_is_rated_once_and_a_leaver_loses_to_everyo
     await table.freed(doc, [ALA.key, BORIS.key])
     assert {p.key: (await table.ladder.get("polish", p.key)).rating for p in PEOPLE} == before
     assert [len(await table.ladder.history("polish", p.key)) for p in PEOPLE] == [1, 1, 1]
+    # The queue reads these ratings at join (`ladder_ratings`, a QueueDesk's `rating`).
+    ratings = ladder_ratings(table.ladder)
+    assert await ratings(ALA, Options("polish", 3, "normal")) == {"polish": before[ALA.key]}
+    anything = await ratings(EVE, Options())
+    assert anything == {"polish": before[EVE.key], "estonian": 1500.0, "russian": 1500.0}
     # The group boards and counters know nothing of a public game.
     for p in PEOPLE:
         assert await table.store.get_rating("rating", p.key) is None
