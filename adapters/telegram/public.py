@@ -87,8 +87,8 @@ class TelegramPublic:
 
     async def stop(self) -> None:
         """Stop the loops; the queue's entries of players waiting here expire by themselves
-        (`PUBLIC_ENTRY_SECONDS`) unless another process takes their next command."""
-        self._service.queue_commands = None
+        (`PUBLIC_ENTRY_SECONDS`) unless another process takes their next command. The desk keeps
+        answering: an update still in flight during the drain gets its real answer."""
         self._stop.set()
         if self._task is not None:
             with contextlib.suppress(asyncio.CancelledError):
