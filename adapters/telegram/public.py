@@ -17,6 +17,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 
+from bot.handlers.public_safety import ladder_ratings
 from bot.handlers.queue import QueueDesk
 from bot.matchmaking import MatchConfig, MatchQueue, MemoryQueue, RedisQueue
 from bot.matchmaking.model import Match
@@ -81,6 +82,8 @@ class TelegramPublic:
         """Take `/play` and `/cancel`, beat, match, and keep the waiting players' status up to date."""
         self._service.queue_commands = self.desk.handle
         await self.public.start()
+        if self._service.ladder is not None:  # set by the start: people are matched by public rating
+            self.desk.rating = ladder_ratings(self._service.ladder)
         self._task = asyncio.create_task(
             self.desk.run(self._stop, self._dispatch, self.refresh_every), name="queue-status"
         )

@@ -26,7 +26,7 @@ from adapters.telegram.app import TelegramBot
 from adapters.telegram.public import TelegramPublic
 from bot.commands import decode_payload, from_payload
 from bot.handlers import Handlers
-from bot.matchmaking import RedisQueue
+from bot.matchmaking import Options, Player, RedisQueue
 from bot.model import ChatRef, UserRef
 from bot.ops.runtime import Runtime
 from bot.service import Service
@@ -183,6 +183,10 @@ def texts(rig: Rig, user: FakeUser) -> list[str]:
 async def test_three_matched_play_a_deal_a_cancelled_one_never_seated(prig: PublicRig) -> None:
     rig = prig
     spy = Spy(rig)
+    # People are matched by their public rating (the ladder's; 1500 for a newcomer, each preset).
+    rating = rig.public.desk.rating
+    assert rating is not None
+    assert await rating(Player("tg", "1", "X"), Options("polish", 3, "slow")) == {"polish": 1500.0}
     dora = person(rig, "Dora", "et")
     await rig.settle()
     await rig.say(dora, dora, "/play polish 3 slow")
