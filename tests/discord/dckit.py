@@ -403,15 +403,24 @@ class Driver:
                 cards = [CARD_NAMES[given[s]] for s in order]
             else:
                 cards = [CARD_NAMES[c] for c in action.cards]
-            # One card at a time: each press shows the hand with the choice so far.
-            for i in range(len(cards)):
-                cid = next(c for c, p in moves if p[0] == name and p[1] == tuple(cards[: i + 1]))
+            # One card at a time: each press shows the hand with the choice so far. A half-way choice is
+            # not saved (the table's version stays), so a late refresh of the same version can redraw the
+            # hand without it, on a busy machine in a quick game: as a person would, pick again from the
+            # first card (counted; a few times at most).
+            i = restarts = 0
+            while True:
+                cid = next((c for c, p in moves if p[0] == name and p[1] == tuple(cards[: i + 1])), None)
+                if cid is None and i > 0 and restarts < 3:
+                    i, restarts = 0, restarts + 1
+                    self.stats["give_picked_again"] += 1
+                    continue
+                assert cid is not None, f"{user.username}'s hand offers no {name} of {cards[: i + 1]}"
                 it = await self.fake.press(user, hand, cid)
                 if i == len(cards) - 1:
                     return it
                 await self.settle(it)
                 moves = [(c, p) for c in hand.custom_ids() if (p := payload_of(c)) is not None]
-            raise AssertionError("unreachable")
+                i += 1
         if isinstance(action, TakeTalon):
             cid = by_args.get(("take", (str(action.pile + 1),))) or by_args.get(("take", ()))
         elif isinstance(action, Contract | Bid):
