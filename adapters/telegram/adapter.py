@@ -88,6 +88,7 @@ from bot.ops.logs import log_context
 from bot.ops.metrics import Metrics
 from bot.ops.shutdown import ShuttingDown
 from bot.storage import StorageError, Store
+from core.rules import PRESETS
 
 __all__ = ["ALLOWED_UPDATES", "HEALTH_COMPONENT", "Runner", "TelegramAdapter"]
 
@@ -416,8 +417,11 @@ class TelegramAdapter:
         command = command_of(text, chat, user_ref(tg_user))
         if command is None:
             return "ignored"
-        if command.name in SEATING and not chat.private and not await self._may_seat(tg_user.id):
-            arg = command.args[0].lower() if command.name == "new" and command.args else None
+        arg = command.args[0].lower() if command.name == "new" and command.args else None
+        gated = arg is None or arg in PRESETS  # an unknown preset is refused by the service, not linked
+        if command.name in SEATING and gated and not chat.private and not await self._may_seat(tg_user.id):
+            # Only a preset's name rides in the link: whatever else was typed would be shown back in the
+            # group inside the link (and a word like `kc` reads as a card there).
             payload = self._link_payload(command.name, chat, tg_user.id, arg)
             await self._gate_note(chat, command.user, payload, message.message_id)
             return "gated"

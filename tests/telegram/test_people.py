@@ -62,6 +62,21 @@ async def test_new_by_someone_the_bot_cannot_write_to(rig: Rig) -> None:
     assert "Cards" in fake.bot_messages(alice)[-1].content
 
 
+async def test_new_with_an_unknown_preset_is_refused_not_linked(rig: Rig) -> None:
+    """What was typed after /new is not shown back in the group inside a link: only a preset's name rides
+    in it; anything else goes to the service, which refuses it and opens nothing (the refusal is private,
+    so the group is told only to open the chat)."""
+    fake = rig.fake
+    alice = fake.add_user("Alice")
+    chat = rig.group("Cards", [alice])
+    await rig.say(chat, alice, "/new kc")
+    note = fake.last_bot_message(chat)
+    urls = [b.url or "" for row in note.buttons for b in row]
+    assert urls and not any("start=" in u or "kc" in u.lower() for u in urls), urls  # a plain Open the chat
+    assert "kc" not in note.content.lower()
+    assert await rig.store.load(f"tg:{chat.id}") is None
+
+
 async def test_join_typed_in_the_group_answers_with_a_link(rig: Rig) -> None:
     fake = rig.fake
     alice, bob = fake.add_user("Alice"), fake.add_user("Bob")
