@@ -39,6 +39,14 @@ TYPED: Final[tuple[HelpLine, ...]] = (
     ("/back · /end", N_("play your own turns again · end the game")),
     ("/again", N_("after a game: the next one with the same players and settings")),
     ("/stats · /top · /help", N_("your statistics, the best players, this help")),
+    (
+        "/play [polish|estonian|russian|any] [3|4] [fast|normal|slow] · /cancel",
+        N_("in the private chat: a game with other players, or leave the queue"),
+    ),
+    (
+        "/say gl|wp|ty|oops · /block N · /report N · /top public",
+        N_("at a public table: a fixed phrase, never sit with them again, report them, the ladder"),
+    ),
 )
 """Commands typed as text (Telegram, and any platform without its own table)."""
 
