@@ -69,7 +69,7 @@ def message_parts(message: str) -> list[Part]:
         elif isinstance(value, list):
             for v in value:
                 walk(v, key)
-        elif isinstance(value, str) and key != "session":  # an opaque signed token, base64
+        elif isinstance(value, str) and key not in ("session", "ticket"):  # opaque signed tokens, base64
             out.append(Part(f"message {key}", value, key == "payload"))
 
     walk(data, "")
