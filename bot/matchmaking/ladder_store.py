@@ -96,6 +96,10 @@ class LadderStore(abc.ABC):
     async def top(self, preset: str, n: int = 10) -> list[Standing]:
         """The best established (non-provisional) players of the preset, best first."""
 
+    def _now(self) -> float:
+        """The store's clock (the memory store takes one, so tests age ratings on a clock of theirs)."""
+        return time.time()
+
     def _aged(self, stored: tuple[Rating, float], now: float) -> Rating:
         rating, when = stored
         if not when:
@@ -104,7 +108,7 @@ class LadderStore(abc.ABC):
 
     async def get(self, preset: str, player_key: str, now: float | None = None) -> Rating:
         """The player's rating now (a newcomer's if none), RD grown for idle time."""
-        at = time.time() if now is None else now
+        at = self._now() if now is None else now
         return self._aged((await self._read(preset, [player_key]))[player_key], at)
 
     async def apply_game(
@@ -118,7 +122,7 @@ class LadderStore(abc.ABC):
     ) -> dict[str, tuple[Rating, Rating]] | None:
         """Rate a public game (its human players' final scores; `leavers` left it started). Returns each
         player's (before, after), or None if this game was applied already."""
-        at = time.time() if now is None else now
+        at = self._now() if now is None else now
         players = sorted(scores)
         for ident in (game_id, *players):
             if not ident or any(c in ident for c in "{} "):
