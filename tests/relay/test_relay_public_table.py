@@ -6,12 +6,17 @@ last, and no private card reaches anyone else."""
 from __future__ import annotations
 
 import random
+import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import cardspy
 import pytest
 from redis.asyncio import Redis
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bot"))  # botkit: the service's test kit
+from botkit import action_text
 
 from bot.commands import parse_text
 from bot.handlers import Handlers
@@ -23,9 +28,8 @@ from bot.settings import Settings
 from bot.snapshot import GameCache
 from bot.storage import RedisStore
 from bot.table import TableDoc
-from core.actions import Bid, Discard, Give, Pass, Play, TakeTalon
 from core.ai import choose_action
-from core.cards import CARD_NAMES, cards_of
+from core.cards import cards_of
 from core.game import GameState
 from core.view import seat_view
 
@@ -74,41 +78,6 @@ async def processes(redis_url: str) -> AsyncIterator[dict[str, Process]]:
         await c.aclose()
 
 
-def command_text(action: object, state: GameState, seat: int) -> str:
-    match action:
-        case Play(card, declare):
-            return f"/play {CARD_NAMES[card]}{' !' if declare else ''}"
-        case Bid(value):
-            return f"/bid {value}"
-        case Pass():
-            return "/pass"
-        case TakeTalon(pile):
-            return f"/take {pile + 1}"
-        case Discard(cards):
-            return "/discard " + " ".join(CARD_NAMES[c] for c in cards)
-        case Give(cards):
-            from bot.render import give_order
-
-            by_target = dict(cards)
-            return "/give " + " ".join(CARD_NAMES[by_target[s]] for s in give_order(state.deal.active, seat))
-    from core.actions import Blind, Bomb, Concede, Contract, Crawl, SellTalon
-
-    match action:
-        case Contract(value):
-            return f"/contract {value}"
-        case Blind(announce):
-            return f"/blind {'yes' if announce else 'no'}"
-        case SellTalon():
-            return "/sell"
-        case Bomb():
-            return "/bomb"
-        case Concede():
-            return "/concede"
-        case Crawl():
-            return "/crawl"
-    raise AssertionError(action)
-
-
 async def test_one_deal_across_three_processes(processes: dict[str, Process]) -> None:
     tg = processes["tg"]
     table_id, opened = await open_public_table(tg.service, PublicMatch((ALA, BORIS, EVE), "polish", 3))
@@ -144,7 +113,7 @@ async def test_one_deal_across_three_processes(processes: dict[str, Process]) ->
         legal = list(state.legal_actions(seat))
         action = choose_action("easy", seat_view(state, seat), legal, seed=rng.getrandbits(32))
         command = parse_text(
-            command_text(action, state, seat), ChatRef(user.platform, user.user_id, user.name, True), user
+            action_text(action, state, seat), ChatRef(user.platform, user.user_id, user.name, True), user
         )
         assert command is not None
         process = processes[user.platform]  # each person's commands reach their own platform's process
