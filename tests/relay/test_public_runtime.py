@@ -9,8 +9,8 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
 import pytest
+from botkit import action_text
 from redis.asyncio import Redis
-from test_relay_public_table import command_text
 
 from bot.commands import parse_text
 from bot.handlers import Handlers
@@ -99,7 +99,7 @@ async def test_matched_across_platforms_and_a_move_reaches_everyone(nodes: dict[
     assert seat is not None
     actor = next(p for p in PEOPLE.values() if doc.seat_of(p.key) == seat)
     action = choose_action("easy", seat_view(state, seat), list(state.legal_actions(seat)), seed=1)
-    line = command_text(action, state, seat)
+    line = action_text(action, state, seat)
     node = nodes[actor.platform]
     command = parse_text(line, ChatRef(actor.platform, actor.user_id, actor.name, True), _user(actor))
     assert command is not None

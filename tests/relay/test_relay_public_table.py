@@ -6,17 +6,13 @@ last, and no private card reaches anyone else."""
 from __future__ import annotations
 
 import random
-import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import cardspy
 import pytest
-from redis.asyncio import Redis
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bot"))  # botkit: the service's test kit
 from botkit import action_text
+from redis.asyncio import Redis
 
 from bot.commands import parse_text
 from bot.handlers import Handlers
