@@ -21,9 +21,9 @@ from urllib.parse import urlsplit
 
 from adapters.telegram.app import TelegramBot, Webhook
 from adapters.telegram.limits import SendLimits
-from adapters.telegram.public import TelegramPublic
 from bot.ops.config import parse_listen
 from bot.ops.runtime import Runtime, prepare
+from bot.public.process import ProcessPublic
 from bot.settings import Settings
 
 __all__ = ["main", "run", "webhook_of"]
@@ -65,7 +65,7 @@ async def run(settings: Settings, webhook: Webhook | None, api_url: str | None, 
     try:
         await bot.start(webhook=webhook)
         # Public tables: /play in the private chat, the matcher, the queue's status messages.
-        public = TelegramPublic(runtime, bot.adapter.deliver)
+        public = ProcessPublic(runtime, bot.adapter.deliver, "tg")
         await public.start()
         runtime.shutdown.on_stop_intake("public tables", public.stop)
         if settings.public_url or settings.telegram_webapp_url:

@@ -23,12 +23,12 @@ from fakes.telegram.models import UploadedFile
 from tgkit import Rig, Table, seat_everyone, settings
 
 from adapters.telegram.app import TelegramBot
-from adapters.telegram.public import TelegramPublic
 from bot.commands import decode_payload, from_payload
 from bot.handlers import Handlers
 from bot.matchmaking import Options, Player, RedisQueue
 from bot.model import ChatRef, UserRef
 from bot.ops.runtime import Runtime
+from bot.public.process import ProcessPublic
 from bot.service import Service
 from bot.settings import Settings
 from bot.storage import RedisStore, Store
@@ -42,11 +42,13 @@ COMPUTERS_AFTER = 5.0
 class PublicRig(Rig):
     """A rig whose bot process also runs public tables (as `thousand telegram` does)."""
 
-    public: TelegramPublic
+    public: ProcessPublic
 
-    async def start_public(self) -> TelegramPublic:
+    async def start_public(self) -> ProcessPublic:
         bot = self.bot
-        self.public = TelegramPublic(bot.runtime, bot.adapter.deliver, match_every=0.01, refresh_every=0.01)
+        self.public = ProcessPublic(
+            bot.runtime, bot.adapter.deliver, "tg", match_every=0.01, refresh_every=0.01
+        )
         await self.public.start()
         return self.public
 
