@@ -1,12 +1,13 @@
-"""Public tables in a Telegram process: the queue's commands (`/play` in the private chat, `/cancel`, the
-status message's buttons), the matcher forming tables, and delivery of what they produce.
+"""Public tables in a bot process of any platform: the queue's commands (`/play` in the private chat,
+`/thousand play` on Discord, `/cancel`, the status message's buttons), the matcher forming tables, and
+delivery of what they produce.
 
-    public = TelegramPublic(runtime, bot.adapter.deliver)
+    public = ProcessPublic(runtime, bot.adapter.deliver, "tg")
     await public.start()       # after the bot started; main.py registers `stop` with the shutdown
 
 It puts together what `bot` provides: the queue (`RedisQueue` on the runtime's Redis store, else a
 `MemoryQueue`: one process), `PublicRuntime` (the heartbeat of `tg`, the matcher loop, `public_seats`)
-on the runtime's relay (Redis: the runtime already runs the `tg` consumer) or, without Redis, a
+on the runtime's relay (Redis: the runtime already runs this platform's consumer) or, without Redis, a
 `MemoryRelay` showing everything here, and the `QueueDesk` whose status messages it refreshes.
 """
 
@@ -29,18 +30,17 @@ from bot.relay.base import Relay
 from bot.relay.memory import MemoryRelay
 from bot.storage import RedisStore
 
-__all__ = ["TelegramPublic"]
+__all__ = ["ProcessPublic"]
 
-log = logging.getLogger("thousand.telegram.public")
-
-PLATFORM = "tg"
+log = logging.getLogger("thousand.public.process")
 
 
-class TelegramPublic:
+class ProcessPublic:
     def __init__(
         self,
         runtime: Runtime,
         deliver: Callable[[list[Message]], Awaitable[None]],
+        platform: str,
         *,
         queue: MatchQueue | None = None,
         match_every: float = 0.25,
@@ -58,10 +58,10 @@ class TelegramPublic:
         self.queue = queue
         self._deliver = deliver
         relay: Relay = (
-            runtime.relay.relay if runtime.relay is not None else MemoryRelay({PLATFORM: self._deliver_one})
+            runtime.relay.relay if runtime.relay is not None else MemoryRelay({platform: self._deliver_one})
         )
         self.relay = relay
-        self.public = PublicRuntime(service, queue, relay, PLATFORM, match_every=match_every)
+        self.public = PublicRuntime(service, queue, relay, platform, match_every=match_every)
 
         async def build(match: Match) -> list[Message]:
             return (await build_match(service, queue, match))[1]
