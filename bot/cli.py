@@ -66,9 +66,10 @@ def check_config(
     Exit status 0 when a process could start, 2 when a value is missing or malformed (one line each), or
     with --strict when a variable looks like a setting but is none.
     """
+    from adapters.telegram.limits import env_problems
     from bot.ops.commands import check_config as run
 
-    raise typer.Exit(run(platform, env_file, strict=strict))
+    raise typer.Exit(run(platform, env_file, strict=strict, env_checks=env_problems))
 
 
 @app.command()

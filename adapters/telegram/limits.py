@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final
+from urllib.parse import urlsplit
 
 from bot.storage import SendBucket
 
@@ -168,3 +169,21 @@ class SendLimits:
         if chat_id is None:
             return [f"tg:{bot_id}:all"]
         return [b.key for b in self.buckets(bot_id, chat_id)[1:]]
+
+
+def env_problems(environ: Mapping[str, str]) -> list[str]:
+    """The Telegram process's own variables that are no settings (`TELEGRAM_LIMITS`, `TELEGRAM_API_URL`),
+    checked the way `thousand telegram` reads them at start, one line each for `check-config`."""
+    problems: list[str] = []
+    try:
+        SendLimits.parse(environ.get("TELEGRAM_LIMITS"))
+    except ValueError as exc:
+        problems.append(f"TELEGRAM_LIMITS: {exc}")
+    api_url = environ.get("TELEGRAM_API_URL") or ""
+    if api_url:
+        parts = urlsplit(api_url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            problems.append(
+                "TELEGRAM_API_URL: not an http(s) address of a Bot API server (like http://127.0.0.1:8081/bot)"
+            )
+    return problems

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TextIO
 
@@ -42,8 +43,12 @@ def check_config(
     strict: bool = False,
     out: TextIO | None = None,
     err: TextIO | None = None,
+    env_checks: Callable[[Mapping[str, str]], list[str]] | None = None,
 ) -> int:
     """Validate the settings as `platform`'s process would at start; print them (secrets hidden).
+
+    `env_checks`: an adapter's check of its own variables that are no settings (the CLI passes
+    Telegram's `TELEGRAM_LIMITS` and `TELEGRAM_API_URL`), one line per problem.
 
     Variables that look like settings but are none (REDIS_ULR) are warned about first, since they often
     explain the errors that follow; with `strict` they make the check fail too."""
@@ -61,6 +66,8 @@ def check_config(
             print(f"thousand: {line}", file=err)
         return 2
     problems = check_settings(settings, chosen)
+    if env_checks is not None:
+        problems += env_checks(os.environ)
     if problems:
         for line in problems:
             print(f"thousand: {line}", file=err)

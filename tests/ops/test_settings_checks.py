@@ -264,3 +264,26 @@ def test_an_empty_value_means_unset(monkeypatch: pytest.MonkeyPatch, tmp_path: P
     out, err = io.StringIO(), io.StringIO()
     assert check_config("discord", env, out=out, err=err) == 2
     assert err.getvalue() == "thousand: DISCORD_TOKEN: missing (the bot token from the Developer Portal)\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("TELEGRAM_LIMITS", "chat=1"),
+        ("TELEGRAM_LIMITS", "group=0/60"),
+        ("TELEGRAM_API_URL", "127.0.0.1:8081"),
+    ],
+)
+def test_telegrams_own_variables_are_checked_as_the_process_reads_them(
+    name: str, value: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`thousand telegram` refuses to start on these (exit 2): check-config says so first."""
+    from adapters.telegram.limits import env_problems
+
+    monkeypatch.setenv(name, value)
+    out, err = io.StringIO(), io.StringIO()
+    assert check_config(None, None, out=out, err=err, env_checks=env_problems) == 2
+    assert any(line.startswith(f"thousand: {name}: ") for line in err.getvalue().splitlines()), err.getvalue()
+    monkeypatch.setenv("TELEGRAM_LIMITS", "chat=1/1,group=20/60,global=30/1")
+    monkeypatch.setenv("TELEGRAM_API_URL", "http://127.0.0.1:8081/bot")
+    assert check_config(None, None, out=io.StringIO(), err=io.StringIO(), env_checks=env_problems) == 0
