@@ -129,7 +129,11 @@ class Context:
         serial = self.doc.serial if self.doc is not None else None
         if self.doc is not None and is_public(self.doc.id):
             messages = fan_out(self.doc, messages, self.redraws)
-        return [replace(with_heading(self.doc, m, self.chat), version=stamp, serial=serial) for m in messages]
+        table = self.doc.id if self.doc is not None else None
+        return [
+            replace(with_heading(self.doc, m, self.chat), version=stamp, serial=serial, table=table)
+            for m in messages
+        ]
 
     def require_doc(self) -> TableDoc:
         if self.doc is None:

@@ -178,6 +178,10 @@ class Message:
     serial: str | None = None
     """The serial of the table (one game) the message was drawn from, stamped with `version`: the web
     table's start payloads name one game, so a chat's next game needs a new link."""
+    table: str | None = None
+    """The id of the table the message was drawn from, stamped with `version` (`pub:…` for a public
+    table): an adapter may route by it (Discord sends every private message of a public table by DM,
+    where a channel table's may go elsewhere)."""
 
     @property
     def body(self) -> str:

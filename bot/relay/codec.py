@@ -47,6 +47,7 @@ def encode_message(m: Message) -> str:
         "al": m.alert,
         "r": m.replaceable,
         "sl": m.serial,
+        "tb": m.table,
     }
     if m.image is not None:
         data["img"] = base64.b64encode(m.image).decode("ascii")
@@ -94,4 +95,5 @@ def decode_message(raw: str | bytes) -> Message:
         str(data.get("al") or ""),
         bool(data.get("r")),
         data.get("sl"),
+        data.get("tb"),
     )

@@ -35,6 +35,7 @@ def test_every_field_survives(audience: Private | Sender | Group) -> None:
         "hurry",
         True,
         "abcdef",
+        "pub:0123456789ab",
     )
     assert decode_message(encode_message(message)) == message
 
