@@ -43,7 +43,7 @@ from bot.storage import Store
 from bot.table import TableDoc
 from core.rules import PRESETS
 
-__all__ = ["QueueDesk", "parse_options"]
+__all__ = ["OptionError", "QueueDesk", "parse_options", "seated_where"]
 
 log = logging.getLogger("thousand.queue")
 
@@ -93,6 +93,19 @@ def _usage(t: Translator) -> str:
         "I do not know that option. /play takes, in any order: a preset ({presets}) or any, the number "
         "of players (2–4, as the preset allows) and a pace (fast, normal, slow). Example: /play polish 3 fast"
     ).format(presets=presets)
+
+
+async def seated_where(store: Store, key: str) -> str | None:
+    """The title of a live table the player sits at (a group's or a public one), if any: a person at a
+    table may not queue (the web page's Play now asks the same)."""
+    for table_id in sorted(await store.tables_for_user(key)):
+        stored = await store.load(table_id)
+        if stored is None:
+            continue
+        doc = TableDoc.model_validate_json(stored.document)
+        if doc.status != "finished" and doc.seat_of(key) is not None:
+            return doc.title or table_id
+    return None
 
 
 @dataclass(slots=True)
@@ -223,15 +236,7 @@ class QueueDesk:
         return [message] if message is not None else []
 
     async def _seated_where(self, key: str) -> str | None:
-        """The title of a live table the player sits at (a group's or a public one), if any."""
-        for table_id in sorted(await self.store.tables_for_user(key)):
-            stored = await self.store.load(table_id)
-            if stored is None:
-                continue
-            doc = TableDoc.model_validate_json(stored.document)
-            if doc.status != "finished" and doc.seat_of(key) is not None:
-                return doc.title or table_id
-        return None
+        return await seated_where(self.store, key)
 
     # --- the status message ------------------------------------------------------------------------
 

@@ -9,6 +9,8 @@ It puts together what `bot` provides: the queue (`RedisQueue` on the runtime's R
 `MemoryQueue`: one process), `PublicRuntime` (the heartbeat of `tg`, the matcher loop, `public_seats`)
 on the runtime's relay (Redis: the runtime already runs this platform's consumer) or, without Redis, a
 `MemoryRelay` showing everything here, and the `QueueDesk` whose status messages it refreshes.
+The web page served by the same process (`start_web(..., public=public)`) uses its queue and beats
+`web` through it (`add_platform`); `thousand web` alone runs one of its own for platform `web`.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ class ProcessPublic:
         deliver: Callable[[list[Message]], Awaitable[None]],
         platform: str,
         *,
+        also: Sequence[str] = (),
         queue: MatchQueue | None = None,
         match_every: float = 0.25,
         refresh_every: float = 2.0,
@@ -61,7 +64,7 @@ class ProcessPublic:
             runtime.relay.relay if runtime.relay is not None else MemoryRelay({platform: self._deliver_one})
         )
         self.relay = relay
-        self.public = PublicRuntime(service, queue, relay, platform, match_every=match_every)
+        self.public = PublicRuntime(service, queue, relay, platform, also=also, match_every=match_every)
 
         async def build(match: Match) -> list[Message]:
             return (await build_match(service, queue, match))[1]
@@ -75,8 +78,15 @@ class ProcessPublic:
     async def _deliver_one(self, message: Message) -> None:
         await self._deliver([message])
 
-    async def _dispatch(self, messages: Sequence[Message]) -> None:
-        await self.relay.dispatch(messages)
+    async def dispatch(self, messages: Sequence[Message]) -> None:
+        """Deliver what public tables produced outside a command (a table built from the web page):
+        this platform's messages here, the others' through their processes, none for `web` people."""
+        await self.public.dispatch(messages)
+
+    async def add_platform(self, platform: str) -> None:
+        """Heartbeat `platform` too: the web page served by this process (`adapters.web.main.start_web`),
+        so that the queue matches its players."""
+        await self.public.add_platform(platform)
 
     async def start(self) -> None:
         """Take `/play` and `/cancel`, beat, match, and keep the waiting players' status up to date."""
@@ -85,7 +95,7 @@ class ProcessPublic:
         if self._service.ladder is not None:  # set by the start: people are matched by public rating
             self.desk.rating = ladder_ratings(self._service.ladder)
         self._task = asyncio.create_task(
-            self.desk.run(self._stop, self._dispatch, self.refresh_every), name="queue-status"
+            self.desk.run(self._stop, self.dispatch, self.refresh_every), name="queue-status"
         )
 
     async def stop(self) -> None:

@@ -2,14 +2,18 @@
 
 - the relay (`bot.relay`): `dispatch` shows this platform's messages here and hands the others over;
 - the relay's consumer of this platform's stream, as a background task (Redis only);
-- the matchmaker's loop: this platform's heartbeat (`MatchQueue.heartbeat`, so its players are matched),
-  then `build_matches` every `match_every` seconds, the new tables' messages dispatched;
+- the matchmaker's loop: this platform's heartbeat (`MatchQueue.heartbeat`, so its players are matched)
+  and that of the platforms it also serves (`also`, `add_platform`: the web page served by this process
+  heartbeats `web`), then `build_matches` every `match_every` seconds, the new tables' messages dispatched;
 - `Service.public_seats`: people who no longer sit at a public table may queue again (a finished game
   rated on the ladder first); `Service.safety_commands` (`/block`, `/report`) and `Service.ladder`.
 
 An adapter builds it where it builds its service, passes every list of messages the service returns (and
 the timers') to `dispatch`, and calls `start()` at startup and `stop()` at shutdown. Trouble in a loop is
 logged and the loop goes on: public tables must never take the process down.
+
+Messages for `web` people are dropped by `dispatch`: the web page reads its table itself (as
+`Runtime.route` drops them), so they are neither handed to a stream nobody reads nor warned about.
 """
 
 from __future__ import annotations
@@ -19,18 +23,21 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable, Sequence
+from typing import Final
 
 from bot.handlers.public_safety import public_safety_for
 from bot.matchmaking.base import MatchQueue
 from bot.model import Message
 from bot.public.builder import build_matches, free_seats
-from bot.relay.base import Relay
+from bot.relay.base import Relay, platform_of
 from bot.relay.redis_relay import RelayConsumer
 from bot.service import Service
 
 __all__ = ["PublicRuntime"]
 
 log = logging.getLogger("thousand.public")
+
+WEB_PLATFORM: Final = "web"
 
 
 class PublicRuntime:
@@ -41,6 +48,7 @@ class PublicRuntime:
         relay: Relay,
         platform: str,
         *,
+        also: Sequence[str] = (),
         consumer: RelayConsumer | None = None,
         match_every: float = 0.25,
         clock: Callable[[], float] = time.monotonic,
@@ -49,6 +57,8 @@ class PublicRuntime:
         self.queue = queue
         self.relay = relay
         self.platform = platform
+        self.platforms: list[str] = [platform, *(p for p in also if p != platform)]
+        """Every platform this process beats for (its own first)."""
         self.consumer = consumer
         self.match_every = match_every
         self.clock = clock
@@ -58,7 +68,20 @@ class PublicRuntime:
         self.built = 0
 
     async def dispatch(self, messages: Sequence[Message]) -> None:
-        await self.relay.dispatch(messages)
+        shown = [m for m in messages if platform_of(m) != WEB_PLATFORM]
+        if shown:
+            await self.relay.dispatch(shown)
+
+    async def add_platform(self, platform: str) -> None:
+        """Beat for `platform` too from now on (the web page, started after this runtime)."""
+        if platform not in self.platforms:
+            self.platforms.append(platform)
+            if self._tasks:
+                await self.queue.heartbeat(platform)
+
+    async def _beat(self) -> None:
+        for platform in list(self.platforms):
+            await self.queue.heartbeat(platform)
 
     async def start(self) -> None:
         # /block, /report and the ladder (`bot.handlers.public_safety`): a public game's end is rated and
@@ -69,7 +92,7 @@ class PublicRuntime:
         self.service.ladder = safety.ladder
         self.service.safety_commands = safety.handle
         self.service.public_seats = safety.seats_freed(free_seats(self.queue))
-        await self.queue.heartbeat(self.platform)
+        await self._beat()
         if self.consumer is not None:
             self._tasks.append(asyncio.create_task(self.consumer.run(self._stop), name="relay-consumer"))
         self._tasks.append(asyncio.create_task(self._match_loop(), name="public-matcher"))
@@ -80,11 +103,11 @@ class PublicRuntime:
             try:
                 if self.clock() - beat >= self.heartbeat_every:
                     beat = self.clock()
-                    await self.queue.heartbeat(self.platform)
+                    await self._beat()
                 messages = await build_matches(self.service, self.queue)
                 self.built += sum(1 for m in messages if m.kind == "table")
                 if messages:
-                    await self.relay.dispatch(messages)
+                    await self.dispatch(messages)
             except Exception:
                 log.exception("public tables: the matcher's round failed")
             with contextlib.suppress(TimeoutError):
