@@ -69,10 +69,11 @@ async def run(settings: Settings, webhook: Webhook | None, api_url: str | None, 
         await public.start()
         runtime.shutdown.on_stop_intake("public tables", public.stop)
         if settings.public_url or settings.telegram_webapp_url:
-            # The web table in this process too (WEB_LISTEN): its moves' messages go out through this bot.
+            # The web table in this process too (WEB_LISTEN): its moves' messages go out through this bot;
+            # its Play now queues on this process's public tables, which then heartbeat `web` too.
             from adapters.web.main import start_web
 
-            await start_web(runtime, bot.adapter.deliver)
+            await start_web(runtime, bot.adapter.deliver, public=public)
     except Exception:
         await runtime.stop("failed to start")
         raise

@@ -24,6 +24,7 @@ from typing import Any, Final
 from aiohttp import web
 
 from adapters.web.live import Snapshot, TableWatcher, sse
+from adapters.web.playnow import PlayNow
 from adapters.web.security import (
     RateLimiter,
     client_address,
@@ -94,6 +95,10 @@ class WebOptions:
     connections and half-sent headers alike)."""
     body_seconds: float = 10.0
     """Time a client has to send a request's body once its headers arrived (408 past it)."""
+    guest_rate: float = 0.1
+    """New guests (Play now) a second from one client address (bursts of `guest_burst`): a guest id is
+    cheap to make, and each is a new newcomer on the ladder."""
+    guest_burst: float = 5.0
 
 
 @dataclass
@@ -110,6 +115,9 @@ class WebTable:
     watcher: TableWatcher | None = None
     limiter: RateLimiter | None = None
     failures: RateLimiter | None = None
+    playnow: PlayNow | None = None
+    """Play now on the page (`adapters.web.playnow`): the process's public queue; None: not offered."""
+    guests: RateLimiter | None = None
     _streams: dict[str, int] = field(default_factory=dict)
     _trusted: tuple[Any, ...] = ()
 
@@ -118,12 +126,17 @@ class WebTable:
             self.presence = self.service.presence or Presence(self.service.store)
         if self.watcher is None:
             self.watcher = TableWatcher(
-                self.service.store, self.service.cache, interval=self.options.poll_seconds
+                self.service.store,
+                self.service.cache,
+                interval=self.options.poll_seconds,
+                ladder=lambda: self.service.ladder,
             )
         if self.limiter is None:
             self.limiter = RateLimiter(rate=self.options.rate, burst=self.options.burst)
         if self.failures is None:
             self.failures = RateLimiter(rate=self.options.fail_rate, burst=self.options.fail_burst)
+        if self.guests is None:
+            self.guests = RateLimiter(rate=self.options.guest_rate, burst=self.options.guest_burst)
         self._trusted = trusted_networks(self.options.trusted_proxies)
 
     # --- links -----------------------------------------------------------------------------------
@@ -186,6 +199,7 @@ _STATUS: Final[dict[int, type[web.HTTPException]]] = {
     403: web.HTTPForbidden,
     404: web.HTTPNotFound,
     408: web.HTTPRequestTimeout,
+    409: web.HTTPConflict,
     421: web.HTTPMisdirectedRequest,
     429: web.HTTPTooManyRequests,
 }
@@ -410,7 +424,9 @@ async def _view(request: web.Request) -> web.Response:
     web_table = _web(request)
     from adapters.web.live import load_snapshot
 
-    snapshot = await load_snapshot(web_table.service.store, web_table.service.cache, claims.table)
+    snapshot = await load_snapshot(
+        web_table.service.store, web_table.service.cache, claims.table, lambda: web_table.service.ladder
+    )
     if snapshot.doc is None:
         raise _error(404, "web_no_table", claims.lang)
     text = snapshot.view(_seat(snapshot.doc, claims), claims.lang)
@@ -599,6 +615,7 @@ def make_static_app(static_dir: Path = STATIC_DIR) -> web.Application:
 
 def make_app(web_table: WebTable, static_dir: Path = STATIC_DIR) -> web.Application:
     """The whole web table: page, API, live updates, replay."""
+    from adapters.web.playnow import add_queue_routes
     from adapters.web.replay import add_replay_routes
 
     app = make_static_app(static_dir)
@@ -608,6 +625,7 @@ def make_app(web_table: WebTable, static_dir: Path = STATIC_DIR) -> web.Applicat
     app.router.add_post("/api/ticket", _ticket)
     app.router.add_get("/api/events", _events)
     app.router.add_post("/api/act", _act)
+    add_queue_routes(app)
     add_replay_routes(app)
     return app
 

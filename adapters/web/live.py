@@ -18,6 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from adapters.web.viewjson import view_json
+from bot.ladder import Rating
+from bot.matchmaking.ladder_store import LadderStore
+from bot.public.fanout import PUBLIC_PLATFORM
 from bot.snapshot import GameCache
 from bot.storage import StorageUnavailable, Store
 from bot.table import TableDoc
@@ -35,6 +38,8 @@ class Snapshot:
     version: int
     doc: TableDoc | None
     state: GameState | None
+    ratings: dict[int, Rating] = field(default_factory=dict)
+    """A public table's seated people's ladder ratings (of its preset), by seat: each sees only their own."""
     _views: dict[tuple[int | None, str], str] = field(default_factory=dict)
 
     def view(self, seat: int | None, lang: str) -> str:
@@ -43,8 +48,9 @@ class Snapshot:
         text = self._views.get(key)
         if text is None:
             assert self.doc is not None
+            rating = None if seat is None else self.ratings.get(seat)
             text = json.dumps(
-                view_json(self.doc, self.version, self.state, seat, lang),
+                view_json(self.doc, self.version, self.state, seat, lang, rating=rating),
                 ensure_ascii=False,
                 separators=(",", ":"),
             )
@@ -52,7 +58,12 @@ class Snapshot:
         return text
 
 
-async def load_snapshot(store: Store, cache: GameCache, table_id: str) -> Snapshot:
+Ladder = Callable[[], LadderStore | None]
+
+
+async def load_snapshot(
+    store: Store, cache: GameCache, table_id: str, ladder: Ladder | None = None
+) -> Snapshot:
     stored = await store.load(table_id)
     if stored is None:
         return Snapshot(0, None, None)
@@ -60,7 +71,19 @@ async def load_snapshot(store: Store, cache: GameCache, table_id: str) -> Snapsh
     state = None
     if doc.game is not None:
         state = cache.state(doc.serial, doc.game.spec, doc.game.actions)
-    return Snapshot(stored.version, doc, state)
+    ratings: dict[int, Rating] = {}
+    board = None if ladder is None else ladder()
+    if board is not None and doc.id.startswith(f"{PUBLIC_PLATFORM}:"):
+        # One read per seated person, on a change of a public table only (their rating as the game is
+        # played; the Play now panel after the game shows the new one).
+        for i, seat in enumerate(doc.seats):
+            if seat.kind == "human" and seat.user and not seat.kicked:
+                try:
+                    ratings[i] = await board.get(doc.settings.preset, seat.user)
+                except StorageUnavailable:
+                    log.warning("web: ladder unavailable, the view goes without a rating")
+                    break
+    return Snapshot(stored.version, doc, state, ratings)
 
 
 @dataclass
@@ -80,7 +103,9 @@ class TableWatcher:
         *,
         interval: float = 0.05,
         on_error: Callable[[BaseException], None] | None = None,
+        ladder: Ladder | None = None,
     ) -> None:
+        self.ladder = ladder
         self.store = store
         self.cache = cache
         self.interval = interval
@@ -120,7 +145,7 @@ class TableWatcher:
             try:
                 version = await self.store.version(table_id)
                 if version != seen:
-                    snapshot = await load_snapshot(self.store, self.cache, table_id)
+                    snapshot = await load_snapshot(self.store, self.cache, table_id, self.ladder)
                     seen = None if snapshot.doc is None else snapshot.version
                     watch.latest = snapshot
                     for queue in list(watch.queues):

@@ -3,7 +3,8 @@
 Inside `thousand telegram` the web table listens on WEB_LISTEN next to the webhook listener, and the
 messages a move from the page causes (the group's table message, the others' hands) go out through the
 Telegram adapter like any update's. `thousand web` alone serves pages for a Telegram bot whose updates
-another process takes: it sends those messages with the bot token (no updates are read here).
+another process takes: it sends those messages with the bot token (no updates are read here), and runs
+public tables for its web players (Play now: the queue, the matcher, the heartbeat of `web`).
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ from collections.abc import Awaitable, Callable
 from aiohttp import web
 
 from adapters.web.app import WebOptions, WebTable, make_runner
+from adapters.web.playnow import PlayNow
 from bot.model import Command, Message
 from bot.ops.config import parse_listen
 from bot.ops.runtime import Runtime, prepare
+from bot.public.process import ProcessPublic
 from bot.settings import Settings
 from bot.weblinks import signer_for
 
@@ -38,8 +41,18 @@ def options_of(settings: Settings) -> WebOptions:
     )
 
 
-async def start_web(runtime: Runtime, deliver: Deliver | None, listen: str | None = None) -> WebTable:
-    """Serve the web table on `listen` (WEB_LISTEN) in this process, stopped with the runtime."""
+async def start_web(
+    runtime: Runtime,
+    deliver: Deliver | None,
+    listen: str | None = None,
+    *,
+    public: ProcessPublic | None = None,
+) -> WebTable:
+    """Serve the web table on `listen` (WEB_LISTEN) in this process, stopped with the runtime.
+
+    `public`: the process's public tables (`ProcessPublic`, started before): the page's Play now uses its
+    queue, and it heartbeats `web` from now on so that the queue matches web players (whose pages this
+    process serves). Without it the page offers no Play now."""
     settings = runtime.settings
     signer = signer_for(settings)
     if signer is None:
@@ -49,6 +62,9 @@ async def start_web(runtime: Runtime, deliver: Deliver | None, listen: str | Non
         return await runtime.handle(command, kind="web")
 
     table = WebTable(runtime.service, signer, options_of(settings), deliver=deliver, handle=handle)
+    if public is not None:
+        table.playnow = PlayNow(public.queue, public.dispatch)
+        await public.add_platform("web")
     host, port = parse_listen(listen or settings.web_listen)
     runner = make_runner(table, shutdown_timeout=2.0)
     await runner.setup()
@@ -59,7 +75,9 @@ async def start_web(runtime: Runtime, deliver: Deliver | None, listen: str | Non
 
 
 async def serve(settings: Settings) -> int:
-    runtime = Runtime(settings, platform="web")
+    # With Redis, what a table built or moved here says to people of other platforms is handed over to
+    # their processes (bot.relay); with a bot token this process shows Telegram's messages itself.
+    runtime = Runtime(settings, platform="web", relay="tg" if settings.telegram_token is not None else "web")
     deliver: Deliver | None = None
     bot = None
     if settings.telegram_token is not None:
@@ -70,8 +88,16 @@ async def serve(settings: Settings) -> int:
         deliver = bot.adapter.deliver
         runtime.shutdown.on_flush("telegram sender", bot.application.shutdown)
     await runtime.start(deliver, timers=False)
+
+    async def nowhere(messages: list[Message]) -> None:
+        del messages  # no platform to show them on: web pages read their tables themselves
+
     try:
-        await start_web(runtime, deliver)
+        # Public tables: Play now on the page, the matcher, and this process's heartbeat of `web`.
+        public = ProcessPublic(runtime, deliver or nowhere, "web")
+        await public.start()
+        runtime.shutdown.on_stop_intake("public tables", public.stop)
+        await start_web(runtime, deliver, public=public)
     except (OSError, ValueError) as exc:
         print(f"thousand web: {exc}", file=sys.stderr)
         await runtime.stop("failed to start")

@@ -23,6 +23,12 @@ WEB_ERRORS: Final = {
     "web_bad_request": N_("The request could not be read."),
     "web_no_table": N_("This table no longer exists."),
     "web_no_replay": N_("This game can no longer be replayed."),
+    "web_no_play": N_("Public games are not available on this bot."),
+    "web_player": N_("Your player pass is not valid or has expired. Enter your name again."),
+    "web_name": N_("A name is 1 to 32 characters: no links, no @handles, no control characters."),
+    "web_options": N_("Choose the rules, the number of players and the pace from the lists."),
+    "web_too_late": N_("Too late to cancel: a table was found for you first."),
+    "web_found": N_("A table was found: your game is starting."),
 }
 
 _UI: Final = {
@@ -64,6 +70,18 @@ _UI: Final = {
     "sure_bomb": N_("Bomb the deal? It is not played and the others score for it."),
     "give_card_to": N_("give a card to {name}."),
     "computer": N_("computer"),
+    "play_now": N_("Play now"),
+    "your_name": N_("Your name"),
+    "find_game": N_("Find a game"),
+    "rules": N_("Rules"),
+    "players": N_("Players"),
+    "pace": N_("Pace"),
+    "rating": N_("Rating"),
+    "provisional": N_("provisional"),
+    "games_played": N_("Games: {n}"),
+    "playing_as": N_("Playing as {name}"),
+    "start_computers": N_("Start with computers"),
+    "keep_waiting": N_("Keep waiting"),
 }
 
 

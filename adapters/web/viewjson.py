@@ -14,6 +14,8 @@ from typing import Any
 
 from bot.commands import encode_payload, table_tag
 from bot.i18n import N_, Translator, translator
+from bot.ladder import Rating
+from bot.public.fanout import PUBLIC_PLATFORM
 from bot.render import PHASE_NAMES, give_order, hand_order
 from bot.render_result import _ending_text, _zero_reason, rounding_text
 from bot.table import TableDoc
@@ -68,9 +70,16 @@ def _suit(s: int) -> str | None:
 
 
 def view_json(
-    doc: TableDoc, version: int, state: GameState | None, seat: int | None, lang: str
+    doc: TableDoc,
+    version: int,
+    state: GameState | None,
+    seat: int | None,
+    lang: str,
+    *,
+    rating: Rating | None = None,
 ) -> dict[str, Any]:
-    """The view of `seat` (None: a spectator) of the table `doc` stored at `version`."""
+    """The view of `seat` (None: a spectator) of the table `doc` stored at `version`. `rating`: the
+    seat's person's public ladder rating at a public table (shown to them only)."""
     t = translator(lang)
     labels = seat_labels(doc)
     # Sentences name players plainly: the page marks a computer's seat itself (once).
@@ -123,6 +132,8 @@ def view_json(
         "results": [],
         "finished": doc.status == "finished",
         "winner": None,
+        "public": doc.id.startswith(f"{PUBLIC_PLATFORM}:"),
+        "rating": None,
     }
     if state is None:
         return out
@@ -153,6 +164,13 @@ def view_json(
         if pv.to_act >= 0 and not pv.finished:
             out["prompt"] = t._("Waiting for {name}.").format(name=names[pv.to_act])
         return out
+    if rating is not None:
+        out["rating"] = {
+            "preset": doc.settings.preset,
+            "rating": round(rating.rating),
+            "provisional": rating.provisional,
+            "games": rating.games,
+        }
     sv = seat_view(state, seat)
     _private_part(out, sv, t)
     legal: Sequence[Action] = ()
@@ -164,7 +182,9 @@ def view_json(
         return encode_payload(name, args, version, doc.id, tag)
 
     out["actions"], out["legal_cards"] = _actions(t, sv, legal, payload, [label.name for label in labels])
-    if doc.status == "finished":
+    if doc.status == "finished" and out["public"]:
+        out["actions"] = []  # strangers are not seated together again unasked: the page offers Play now
+    elif doc.status == "finished":
         # The final sheet's "Play again" (docs/SERVICE.md): the same seats and settings at a new table.
         out["actions"] = [{"kind": "again", "label": t._("Play again"), "payload": payload("again", ())}]
     if legal:
