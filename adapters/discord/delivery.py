@@ -7,6 +7,8 @@ Who sees what (the service decides audiences; this module only routes them):
   the shared budget (`budget.ChannelBudget`) and edits of one message coalesce while they wait.
 - `Sender`, and `Private` for the user who caused the call: only ever an ephemeral answer to their
   interaction (or the update of the ephemeral/DM message they pressed), never the channel.
+- Every `Private` message of a public table, and the queue's status message: by DM only, for the one
+  who caused the call too (`dmroute`: there is no channel).
 - `Private` for anyone else: their hand is refreshed in place (the ephemeral message they last opened,
   edited with that interaction's token while it is valid, or their DM if they chose DMs). When their turn
   comes they are pinged once in the channel, with a bare mention and the "My hand" button: the ping
@@ -38,6 +40,7 @@ from . import NAME, PLATFORM
 from . import i18n as L
 from .budget import ChannelBudget, LatestOnly
 from .content import Body, build_view, render
+from .dmroute import DirectRoute, by_dm
 from .layout import Key, hand_id, mode_id
 from .refs import MessageRef, PingRef, Refs
 from .reply import AlreadyAnswered, Reply
@@ -200,6 +203,8 @@ class Outbox:
         self.metrics = metrics
         self.clock = clock
         self.latest = LatestOnly()
+        self.direct = DirectRoute(refs, self.latest, self._dm_body, web_link)
+        """Public tables and the queue: by DM only."""
         self.handover: Callable[[Message], Awaitable[None]] | None = None
         """Called with a channel message the budget refused (`handover.install`: a stopping process keeps
         it in the store for the next one)."""
@@ -208,13 +213,19 @@ class Outbox:
 
     async def deliver(self, messages: Sequence[Message], reply: Reply | None = None) -> None:
         """Send everything; the interaction (if any) is answered first, channel sends come after."""
-        plan = self._plan(coalesce(messages), reply)
+        messages = coalesce(messages)
+        direct = [m for m in messages if by_dm(m)]
+        plan = self._plan([m for m in messages if not by_dm(m)], reply)
         if reply is not None:
+            if direct:
+                direct = await self._direct_answer(reply, plan, direct)
             await self._answer(reply, plan)
         for m in plan.group:
             await self._guarded(self._to_channel(m), plan)
         for m in plan.others:
             await self._guarded(self._to_other(m, plan.channel_id, plan.language), plan)
+        for m in direct:
+            await self._guarded(self._direct(m), plan)
         if plan.no_access and reply is not None:
             # The game goes on (it is stored), but nobody sees it here: tell the one who acted why, in
             # their language (an answer to them carries it; else their Discord locale).
@@ -222,6 +233,28 @@ class Outbox:
             lang = next(mine, None) or L.language_of(reply.interaction.locale) or "en"
             with contextlib.suppress(discord.HTTPException):
                 await reply.send_ephemeral(Body(content=L.labels(lang)._(L.NO_ACCESS)))
+
+    async def _direct_answer(self, reply: Reply, plan: _Planned, direct: list[Message]) -> list[Message]:
+        """The presser's DM message updated in place when they pressed it; a command given in a channel
+        whose own messages all go by DM says so. The messages left to send by DM."""
+        try:
+            direct = await self.direct.answer_pressed(reply, direct)
+            uid = reply.user_id
+            mine = [m for m in direct if isinstance(m.audience, Private) and _user_id(m.audience.user) == uid]
+            if mine and not plan.mine and reply.kind == "command" and not reply.in_dm and not reply.responded:
+                await reply.send_ephemeral(Body(content=L.labels(mine[0].language)._(L.DM_SENT)))
+        except discord.HTTPException as exc:
+            self._failed(exc)
+        except StorageError:
+            log.warning("storage failed while answering in a DM", exc_info=True)
+        return direct
+
+    async def _direct(self, m: Message) -> None:
+        if not await self.direct.send(m):
+            log.info("a %s message of a public table or the queue could not be sent by DM", m.kind)
+
+    async def _dm_body(self, uid: int, m: Message, body: Body) -> bool:
+        return await self._dm(uid, m, None, body=body)
 
     def _plan(self, messages: list[Message], reply: Reply | None) -> _Planned:
         plan = _Planned([], [], [])
@@ -842,8 +875,10 @@ class Outbox:
         *,
         turn: str | None = None,
         channel_id: int | None = None,
+        body: Body | None = None,
     ) -> bool:
-        """Send or edit the user's DM for `m`; False (and DMs switched off) when they refuse DMs.
+        """Send or edit the user's DM for `m` (drawn as `body` when given); False (and DMs switched off)
+        when they refuse DMs.
 
         A DM of an older table version than the one in the DM is never sent, posted afresh or not: the
         reference is read after the lock of the user's key (two deliveries to one DM never cross), and the
@@ -852,14 +887,22 @@ class Outbox:
 
         `turn`: the turn `m` announces, so that the note about closed DMs counts as its ping."""
         if m.key is None:
-            return await self._dm_send(uid, m, reply, turn=turn, channel_id=channel_id)
+            return await self._dm_send(uid, m, reply, turn=turn, channel_id=channel_id, body=body)
         async with self.latest.lock(("dm", uid, m.key)):
-            return await self._dm_send(uid, m, reply, turn=turn, channel_id=channel_id)
+            return await self._dm_send(uid, m, reply, turn=turn, channel_id=channel_id, body=body)
 
     async def _dm_send(
-        self, uid: int, m: Message, reply: Reply | None, *, turn: str | None, channel_id: int | None
+        self,
+        uid: int,
+        m: Message,
+        reply: Reply | None,
+        *,
+        turn: str | None,
+        channel_id: int | None,
+        body: Body | None = None,
     ) -> bool:
-        body = self._hand_body(m, dm=True) if m.kind == "hand" else render(m)
+        if body is None:
+            body = self._hand_body(m, dm=True) if m.kind == "hand" else render(m)
         try:
             channel = await self.client.create_dm(discord.Object(uid))
             found = await self.refs.dm(uid, m.key) if m.key is not None else None

@@ -19,7 +19,7 @@ from babel.messages.pofile import read_po
 from babel.support import NullTranslations, Translations
 from discord import app_commands
 
-from bot.i18n import LANGUAGES, N_, negotiate
+from bot.i18n import LANGUAGES, N_, negotiate, translator
 
 __all__ = ["DISCORD_LOCALES", "CommandTranslator", "Labels", "labels", "language_of"]
 
@@ -45,6 +45,17 @@ DM_SENT: Final = N_("I sent it to you by direct message.")
 DONE: Final = N_("Done.")
 RESTARTING: Final = N_("The bot is restarting: please try again in a moment.")
 FAILED: Final = N_("Something went wrong. Please try again.")
+QUEUE_BY_DM: Final = N_(
+    "I keep this up to date in our direct messages, with its buttons; your table and your cards come "
+    "there too."
+)
+QUEUE_NEEDS_DM: Final = N_(
+    "A public game is played in direct messages, and I cannot send you any. Allow direct messages from "
+    "this server's members in its privacy settings, then try /thousand play again. You are not in the queue."
+)
+CARD_OR_GAME: Final = N_(
+    "Give either a card (to play it) or the options of a game (to find one with other players), not both."
+)
 NO_ACCESS: Final = N_(
     "I cannot post in this channel: I need View Channel, Send Messages, Embed Links and Attach Files here."
 )
@@ -91,13 +102,15 @@ def language_of(locale: str | discord.Locale | None) -> str | None:
 
 
 class CommandTranslator(app_commands.Translator):
-    """Localizes command, option and group descriptions; names and choice values stay as they are."""
+    """Localizes command, option and group descriptions, and the names of choices given as `locale_str`
+    (from the service's catalogs); command names and choice values stay as they are."""
 
     _LOCATIONS: Final = frozenset(
         {
             app_commands.TranslationContextLocation.command_description,
             app_commands.TranslationContextLocation.group_description,
             app_commands.TranslationContextLocation.parameter_description,
+            app_commands.TranslationContextLocation.choice_name,
         }
     )
 
@@ -112,7 +125,13 @@ class CommandTranslator(app_commands.Translator):
         lang = next((code for code, loc in DISCORD_LOCALES.items() if loc is locale), None)
         if lang is None:
             return None
-        text = labels(lang)._(string.message)
+        if context.location is app_commands.TranslationContextLocation.choice_name:
+            # Choice names are the service's words (a pace, a phrase, a preset): its catalogs have them.
+            t = translator(lang)
+            preset = string.extras.get("preset")
+            text = t.preset(preset) if isinstance(preset, str) else t._(string.message)
+        else:
+            text = labels(lang)._(string.message)
         return text if text != string.message else None
 
 
@@ -129,8 +148,21 @@ DESCRIPTIONS: Final = {
     "pass": N_("Pass"),
     "contract": N_("Fix your contract after the exchange"),
     "contract.amount": N_("Your contract"),
-    "play": N_("Play a card"),
+    "play": N_("Play a card; without one, find a game with other players"),
     "play.card": N_("The card to play"),
+    "play.preset": N_("Find a game: the rules (any: the first table that fills)"),
+    "play.players": N_("Find a game: how many players"),
+    "play.pace": N_("Find a game: how fast it is played"),
+    "cancel": N_("Leave the queue for a game"),
+    "say": N_("Say a fixed phrase to your public table"),
+    "say.phrase": N_("The phrase"),
+    "block": N_("Never be seated with a player of your public table again"),
+    "unblock": N_("Undo a block"),
+    "block.player": N_("Their seat number or name"),
+    "unblock.player": N_("Their seat number or name"),
+    "report": N_("Report a player of your public table"),
+    "report.player": N_("Their seat number or name"),
+    "report.reason": N_("Why"),
     "hand": N_("Show your hand (only you see it)"),
     "hand.dm": N_("From now on, send your hand by direct message (true) or show it here (false)"),
     "score": N_("Show the score sheet"),
@@ -146,6 +178,8 @@ DESCRIPTIONS: Final = {
     "export": N_("Get the game record as a file"),
     "stats": N_("Your statistics"),
     "top": N_("The best players here"),
+    "top.public": N_("The public games' ladder instead"),
+    "top.preset": N_("The ladder of these rules"),
     "back": N_("Play your own seat again after being away"),
     "help": N_("How to play"),
 }

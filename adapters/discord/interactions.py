@@ -14,20 +14,21 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 import discord
 
 from bot.commands import from_payload
-from bot.model import ChatRef, Command, Message, UserRef
+from bot.model import ChatRef, Command, Message, Private, UserRef
 from bot.ops.logs import log_context
 from bot.ops.runtime import Runtime, ShuttingDown
+from bot.render_queue import QUEUE_KEY
 
 from . import NAME, PLATFORM
 from . import i18n as L
-from .content import Body
-from .delivery import Outbox
+from .content import Body, render
+from .delivery import ANSWER_BY, Outbox
 from .refs import Refs
 from .reply import Kind, Reply
 from .suggest import Choice, Suggest, setting_names, setting_values
@@ -37,6 +38,9 @@ __all__ = ["Interactions", "chat_of", "chat_title", "user_of"]
 log = logging.getLogger("thousand.discord")
 
 T = TypeVar("T")
+
+Screen = Callable[["Reply", list[Message]], Awaitable[list[Message] | None]]
+"""Looks at a command's messages before they are delivered: the ones to deliver, or None for none."""
 
 LANGUAGE_TIMEOUT = 0.5
 """Seconds the adapter waits for a person's language before falling back to their Discord locale."""
@@ -141,6 +145,73 @@ class Interactions:
             before=switch,
         )
 
+    async def direct(self, interaction: discord.Interaction, name: str, args: tuple[str, ...] = ()) -> None:
+        """A command about the person rather than a channel's table: the queue (`queue`, `cancel`), a
+        public table's phrase, block, unblock and report. Given in a guild channel too, it runs as from
+        the person's DM with the bot (their private chat, where the status, the public table and its
+        hand come) and is answered ephemerally.
+
+        `queue`: the new status message is sent by DM before anything else; when the person cannot be
+        sent DMs they are taken out of the queue at once and told why (a public game is played in DMs).
+        Otherwise the answer shows the status, without its buttons, and says that it lives in the DM."""
+        user = user_of(interaction)
+        chat: list[ChatRef] = []
+
+        async def make() -> Command:
+            chat.append(await self._dm_chat(interaction))
+            return Command(name, args, chat[0], user)
+
+        async def screen(reply: Reply, messages: list[Message]) -> list[Message] | None:
+            status = next(
+                (
+                    m
+                    for m in messages
+                    if m.key == QUEUE_KEY
+                    and m.notify
+                    and isinstance(m.audience, Private)
+                    and m.audience.user.key == user.key
+                ),
+                None,
+            )
+            if name != "queue" or status is None:
+                return messages
+            lab = L.labels(status.language)
+            watchdog = asyncio.create_task(reply.defer_by(ANSWER_BY))
+            try:
+                sent = await self.outbox.direct.send(status)
+            except discord.HTTPException:
+                log.warning("the queue's status could not be sent by DM", exc_info=True)
+                sent = False
+            finally:
+                watchdog.cancel()
+            if not sent:
+                await self.runtime.handle(Command("cancel", (), chat[0], user))
+                log.info("not queued: DMs closed", extra={"event": "queue_dm_closed"})
+                await reply.send_ephemeral(Body(content=lab._(L.QUEUE_NEEDS_DM)))
+                return None
+            shown = render(replace(status, buttons=()), in_place=True)
+            text = "\n\n".join(t for t in (shown.content or "", lab._(L.QUEUE_BY_DM)) if t)
+            await reply.send_ephemeral(Body(content=text))
+            return [m for m in messages if m is not status]
+
+        await self._run(interaction, "command", make, screen=screen)
+
+    async def note(self, interaction: discord.Interaction, text: str) -> None:
+        """Answer with one of the adapter's own notes (a msgid of `i18n`), in the person's language."""
+
+        async def say(reply: Reply) -> None:
+            await reply.send_ephemeral(Body(content=L.labels(await self._language(interaction))._(text)))
+
+        await self._run(interaction, "command", None, before=say)
+
+    async def _dm_chat(self, interaction: discord.Interaction) -> ChatRef:
+        """The person's private chat with the bot: the DM the interaction came from, else their DM channel
+        (created if needed; discord.py keeps it once known)."""
+        if interaction.guild_id is None and interaction.channel_id is not None:
+            return ChatRef(PLATFORM, str(interaction.channel_id), "", True)
+        channel = await interaction.user.create_dm()
+        return ChatRef(PLATFORM, str(channel.id), "", True)
+
     async def hand(self, interaction: discord.Interaction, dm: bool | None) -> None:
         """`/thousand hand [dm]`: the hand, after switching where it goes when asked to."""
 
@@ -192,9 +263,10 @@ class Interactions:
         self,
         interaction: discord.Interaction,
         kind: Kind,
-        make: Callable[[], Command] | None,
+        make: Callable[[], Command | Awaitable[Command]] | None,
         *,
         before: Callable[[Reply], Awaitable[None]] | None = None,
+        screen: Screen | None = None,
     ) -> None:
         """One interaction: `before` (answers that need no service call), then the command's service call
         and its messages. Counted and timed by the runtime (`Runtime.handle`)."""
@@ -215,8 +287,13 @@ class Interactions:
                     if make is None:
                         self.runtime.metrics.update_handled(NAME, label, "ok")
                         return
-                    messages = await self._call(make(), reply, label)
-                    await self.outbox.deliver(messages, reply)
+                    made = make()
+                    command = made if isinstance(made, Command) else await made
+                    messages: list[Message] | None = await self._call(command, reply, label)
+                    if screen is not None and messages is not None:
+                        messages = await screen(reply, messages)
+                    if messages is not None:
+                        await self.outbox.deliver(messages, reply)
         except ShuttingDown:
             self.runtime.metrics.update_handled(NAME, label, "unavailable")
             await self._apologize(reply, L.labels(lang)._(L.RESTARTING))

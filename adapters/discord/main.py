@@ -25,6 +25,7 @@ from bot.model import Message
 from bot.ops.config import shard_ids as parse_shard_ids
 from bot.ops.runtime import Runtime, prepare
 from bot.ops.shutdown import ShutdownReport
+from bot.public.process import ProcessPublic
 from bot.settings import Settings
 
 from . import NAME, handover
@@ -73,18 +74,36 @@ class DiscordProcess:
         self.token = token.get_secret_value()
         self.settings = settings
         self.plan = plan or ShardPlan()
-        self.runtime = runtime or Runtime(settings, platform=NAME)
+        # relay="dc": with Redis, a public table's messages for people of other platforms are handed over
+        # to their processes, and theirs for Discord people come here (bot.relay).
+        self.runtime = runtime or Runtime(settings, platform=NAME, relay="dc")
         if self.plan.count is not None:
             client_options.setdefault("shard_count", self.plan.count)
         if self.plan.ids is not None:
             client_options.setdefault("shard_ids", list(self.plan.ids))
         self.bot = ThousandBot(self.runtime, config=config, **client_options)
+        self.public: ProcessPublic | None = None
+        self._public_started = False
 
     async def run(self, *, signals: bool = True) -> ShutdownReport:
         """Connect and serve until the process is asked to stop (or the gateway fails for good)."""
         await self.runtime.start(deliver=self.bot.deliver, signals=signals)
         # After the runtime's start: its flush hook must run before the store closes (newest first).
         handover.install(self.bot).start()
+        # Public tables: /thousand play, the matcher, the queue's status messages (by DM). Started once the
+        # client is ready (it sends the DMs, and the heartbeat says Discord people can be seated); stopped
+        # with the intake.
+        public = self.public = ProcessPublic(self.runtime, self.bot.deliver, "dc")
+        starting = asyncio.create_task(self._start_public(public), name="discord-public")
+
+        async def stop_public() -> None:
+            starting.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await starting
+            if self._public_started:
+                await public.stop()
+
+        self.runtime.shutdown.on_stop_intake("public tables", stop_public)
         if self.settings.public_url:
             # The web table in this process too (WEB_LISTEN): its moves' messages go out through this bot.
             from adapters.web.main import start_web
@@ -92,7 +111,8 @@ class DiscordProcess:
             async def deliver(messages: list[Message]) -> None:
                 await self.bot.deliver(messages)
 
-            await start_web(self.runtime, deliver)
+            # Its Play now queues on this process's public tables, which then heartbeat `web` too.
+            await start_web(self.runtime, deliver, public=public)
         client = asyncio.create_task(self.bot.start(self.token), name="discord-client")
 
         def client_ended(task: asyncio.Task[None]) -> None:
@@ -112,6 +132,15 @@ class DiscordProcess:
         if client.done() and not client.cancelled() and client.exception() is not None:
             report.failed_hooks.append("discord client")
         return report
+
+    async def _start_public(self, public: ProcessPublic) -> None:
+        # (`wait_until_ready` needs the client set up by `start`, which runs in its own task.)
+        while not self.bot.is_ready():
+            if self.runtime.shutdown.stopping.is_set():
+                return
+            await asyncio.sleep(0.1)
+        await public.start()
+        self._public_started = True
 
     async def sync(self, guild_id: int | None = None) -> int:
         """Log in over HTTP only (no gateway), register the commands, log out; returns how many."""

@@ -15,8 +15,13 @@ from discord import app_commands
 from discord.app_commands import locale_str
 
 from bot.i18n import LANGUAGE_NAMES, LANGUAGES
+from bot.matchmaking.model import ANY_PRESET, PACES
+from bot.public.phrases import PHRASES
+from bot.render_queue import PACE_NAMES
+from bot.reports import REASONS
 from core.rules import PRESETS
 
+from . import i18n as L
 from .i18n import DESCRIPTIONS
 from .interactions import Interactions
 
@@ -32,6 +37,21 @@ def _d(key: str) -> locale_str:
 
 def _choices(options: list[tuple[str, str]]) -> list[app_commands.Choice[str]]:
     return [app_commands.Choice(name=name, value=value) for name, value in options]
+
+
+def _named(options: list[tuple[locale_str, str]]) -> list[app_commands.Choice[str]]:
+    """Choices whose names are the service's words, shown in the reader's language (`CommandTranslator`)."""
+    return [app_commands.Choice(name=name, value=value) for name, value in options]
+
+
+PRESET_CHOICES: Final = [
+    *((locale_str(p, preset=p), p) for p in PRESETS),
+    (locale_str("any rules"), ANY_PRESET),
+]
+PACE_CHOICES: Final = [(locale_str(PACE_NAMES[p]), p) for p in PACES]
+PLAYER_CHOICES: Final = [app_commands.Choice(name=str(n), value=n) for n in (2, 3, 4)]
+PHRASE_CHOICES: Final = [(locale_str(text), key) for key, text in PHRASES.items()]
+REASON_CHOICES: Final = [(locale_str(text), word) for word, text in REASONS.items()]
 
 
 def _to_app(choices: list[object]) -> list[app_commands.Choice[str]]:
@@ -92,9 +112,26 @@ def build_group(handlers: Interactions) -> app_commands.Group:
         return [app_commands.Choice(name=str(v), value=v) for v in values]
 
     @group.command(name="play", description=_d("play"))
-    @app_commands.describe(card=_d("play.card"))
-    async def play(interaction: discord.Interaction, card: app_commands.Range[str, 1, 12]) -> None:
-        await handlers.slash(interaction, "play", tuple(card.split()))
+    @app_commands.describe(
+        card=_d("play.card"), preset=_d("play.preset"), players=_d("play.players"), pace=_d("play.pace")
+    )
+    @app_commands.choices(preset=_named(PRESET_CHOICES), pace=_named(PACE_CHOICES))
+    @app_commands.choices(players=PLAYER_CHOICES)
+    async def play(
+        interaction: discord.Interaction,
+        card: app_commands.Range[str, 1, 12] | None = None,
+        preset: app_commands.Choice[str] | None = None,
+        players: app_commands.Choice[int] | None = None,
+        pace: app_commands.Choice[str] | None = None,
+    ) -> None:
+        # With a card, a move (as always); without one, Play now: the queue, as Telegram's /play alone.
+        options = tuple(str(c.value) for c in (preset, players, pace) if c is not None)
+        if card is None:
+            await handlers.direct(interaction, "queue", options)
+        elif options:
+            await handlers.note(interaction, L.CARD_OR_GAME)
+        else:
+            await handlers.slash(interaction, "play", tuple(card.split()))
 
     @play.autocomplete("card")
     async def play_cards(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -142,6 +179,48 @@ def build_group(handlers: Interactions) -> app_commands.Group:
         # "@<id>": a bare number would be read as a seat number.
         await handlers.slash(interaction, "kick", (f"@{player.id}",))
 
-    for name in ("end", "export", "stats", "top", "back", "help"):
+    @group.command(name="cancel", description=_d("cancel"))
+    async def cancel(interaction: discord.Interaction) -> None:
+        await handlers.direct(interaction, "cancel")
+
+    @group.command(name="say", description=_d("say"))
+    @app_commands.describe(phrase=_d("say.phrase"))
+    @app_commands.choices(phrase=_named(PHRASE_CHOICES))
+    async def say(interaction: discord.Interaction, phrase: app_commands.Choice[str]) -> None:
+        # Fixed phrases only: there is no free text to relay between strangers.
+        await handlers.direct(interaction, "say", (phrase.value,))
+
+    @group.command(name="block", description=_d("block"))
+    @app_commands.describe(player=_d("block.player"))
+    async def block(interaction: discord.Interaction, player: app_commands.Range[str, 1, 64]) -> None:
+        await handlers.direct(interaction, "block", (player,))
+
+    @group.command(name="unblock", description=_d("unblock"))
+    @app_commands.describe(player=_d("unblock.player"))
+    async def unblock(interaction: discord.Interaction, player: app_commands.Range[str, 1, 64]) -> None:
+        await handlers.direct(interaction, "unblock", (player,))
+
+    @group.command(name="report", description=_d("report"))
+    @app_commands.describe(player=_d("report.player"), reason=_d("report.reason"))
+    @app_commands.choices(reason=_named(REASON_CHOICES))
+    async def report(
+        interaction: discord.Interaction,
+        player: app_commands.Range[str, 1, 64],
+        reason: app_commands.Choice[str],
+    ) -> None:
+        await handlers.direct(interaction, "report", (player, reason.value))
+
+    @group.command(name="top", description=_d("top"))
+    @app_commands.describe(public=_d("top.public"), preset=_d("top.preset"))
+    @app_commands.choices(preset=_choices([(p, p) for p in PRESETS]))
+    async def top(
+        interaction: discord.Interaction,
+        public: bool | None = None,
+        preset: app_commands.Choice[str] | None = None,
+    ) -> None:
+        args = ("public", *((preset.value,) if preset is not None else ())) if public else ()
+        await handlers.slash(interaction, "top", args)
+
+    for name in ("end", "export", "stats", "back", "help"):
         simple(name)
     return group

@@ -109,6 +109,7 @@ async def running_bot(
     sync: bool = True,
     seed: int | None = None,
     tick_interval: float = 0.05,
+    relay: str | None = None,
     **options: Any,
 ) -> AsyncIterator[ThousandBot]:
     """A bot process on `store` (which it closes when it stops): the ops runtime around its own service,
@@ -124,6 +125,7 @@ async def running_bot(
         store=store,
         service_factory=service,
         tick_interval=tick_interval,
+        relay=relay,
     )
     options.setdefault("guild_ready_timeout", 0.05)
     bot = ThousandBot(runtime, config=config, **options)

@@ -17,7 +17,7 @@ from bot.storage import MemoryStore
 SUBCOMMANDS = {
     "new", "join", "leave", "start", "bid", "pass", "contract", "play", "hand", "score", "rules", "settings",
     "lang",
-    "kick", "end", "export", "stats", "top", "back", "help",
+    "kick", "end", "export", "stats", "top", "back", "help", "cancel", "say", "block", "unblock", "report",
 }  # fmt: skip
 
 

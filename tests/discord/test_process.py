@@ -41,6 +41,11 @@ async def test_run_serves_and_stops_after_the_interaction_in_flight(fake: FakeDi
     ready, checks = await process.runtime.health.readiness()
     assert ready, checks
     assert sorted(s.shard_id for s in fake.live_sessions()) == [0, 1]
+    # Public tables run here as in `thousand telegram`: the queue's commands taken once the client is ready,
+    # and the runtime shows what other platforms' processes hand over to Discord (relay "dc").
+    assert process.runtime.relay_platform == "dc"
+    await fake.wait_until(lambda: process.runtime.service.queue_commands is not None, timeout=10)
+    assert process.public is not None
     await bot.sync_commands()
 
     slow_down(bot, 1.5, {"rules"})
