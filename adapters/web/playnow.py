@@ -75,10 +75,11 @@ def clean_name(raw: object) -> str | None:
     overrides, no zero-width joiners), nothing like a link or a handle (`@name`, `://`, `t.me/`)."""
     if not isinstance(raw, str) or len(raw) > 4 * NAME_MAX:
         return None
-    name = " ".join(unicodedata.normalize("NFC", raw).split())
-    if not 1 <= len(name) <= NAME_MAX:
+    text = unicodedata.normalize("NFC", raw)
+    if any(unicodedata.category(c)[0] == "C" or unicodedata.category(c) in ("Zl", "Zp") for c in text):
         return None
-    if any(unicodedata.category(c)[0] == "C" or unicodedata.category(c) in ("Zl", "Zp") for c in name):
+    name = " ".join(text.split())
+    if not 1 <= len(name) <= NAME_MAX:
         return None
     if _LINKISH.search(name):
         return None
@@ -203,10 +204,11 @@ async def _play(request: web.Request) -> web.Response:
         _limit_user(request, "tg", tg.user_id, lang)
     elif body.get("player") is not None or body.get("session") is not None:
         user = _identity(request, body)
+    if user is not None and user.language in LANGUAGES:
+        lang = user.language
     data: dict[str, Any] = {"available": available, "lang": lang, "strings": ui_strings(lang)}
     data.update(_choices(lang))
     if user is not None:
-        lang = user.language if user.language in LANGUAGES else lang
         data["me"] = {"name": user.name, "platform": user.platform}
         data["ratings"] = await _ratings(web_table.service.ladder, user.key, lang)
         if available:
@@ -302,7 +304,7 @@ async def _status(
             "waited": round(status.waited, 1),
             "offer": status.computers_offered,
             "options": {"preset": options.preset, "players": options.players, "pace": options.pace},
-            "lines": [to_plain(line) for line in lines.split("\n")],
+            "lines": [to_plain(line).removeprefix("🔎 ") for line in lines.split("\n")],
         }
     else:
         seat_id = await play.queue.seated_at(user.key)

@@ -82,6 +82,7 @@ _UI: Final = {
     "playing_as": N_("Playing as {name}"),
     "start_computers": N_("Start with computers"),
     "keep_waiting": N_("Keep waiting"),
+    "play_none": N_("Public games are not available on this bot."),
 }
 
 

@@ -126,10 +126,10 @@
     } else if (t) {
       body = { link: t };
     } else {
-      fail("");
-      return false;
+      return "none";
     }
     const { status, data } = await post("/api/session", body);
+    if (status === 404 && tg && tg.initData && !t) return "none"; // the Mini App opened with no table
     if (status !== 200) { fail(data.error || String(status)); return false; }
     state.session = data.session;
     state.seat = data.seat;
@@ -140,6 +140,8 @@
 
   function fail(message) {
     const app = $("app");
+    $("playnow").hidden = true;
+    app.hidden = false;
     app.replaceChildren(h("p", { class: "error", text: message || "401" }));
     mainButton(null);
   }
@@ -254,6 +256,7 @@
     else if (v.bid) out.push(fact(S("bid"), h("b", { text: String(v.bid) })));
     if (v.declarer >= 0) out.push(fact(S("declarer"), h("b", { text: nameOf(v.declarer) })));
     if (v.me === null) out.push(h("span", { class: "fact", text: S("spectator") }));
+    if (v.rating) out.push(fact(S("rating"), h("b", { class: "rating", text: String(v.rating.rating) + (v.rating.provisional ? "?" : "") })));
     out.push(h("span", { class: "fact timer", id: "timer", hidden: true }));
     $("facts").replaceChildren(...out);
   }
@@ -456,6 +459,7 @@
     } else if (mine && pickKind(v)) text = (text ? text + " " : "") + pickHint(v);
     p.textContent = text;
     p.className = "prompt" + (mine ? " mine" : "");
+    if (v.finished && v.public) p.append(button(S("play_now"), openPlayNow, "playnow-again", { "data-kind": "play-now" }));
   }
 
   // A give or a discard is chosen by picking cards (and, for a give, a player for each card).
@@ -707,12 +711,165 @@
       tg.ready && tg.ready();
       tg.expand && tg.expand();
     }
-    if (!(await signIn())) return;
+    const signed = await signIn();
+    if (signed === "none") { await openPlayNow(); return; }
+    if (!signed) return;
+    await openTable();
+  }
+
+  async function openTable() {
     try {
       const { status, data } = await post("/api/view", { session: state.session });
       if (status === 200) show(data);
     } catch (e) { /* the event stream brings it */ }
     listen();
+  }
+
+  // ---- Play now (docs/WEB.md): a page without a table, or after a public game, joins the queue ----
+  // Who plays: the page's session or Telegram initData, else a guest whose signed player token the
+  // browser keeps (localStorage); the page asks its status every 2 s while it waits (that keeps its
+  // place), and when seated it gets a session for the public table and shows it as any table.
+  const PLAYER_KEY = "thousand.player";
+  const POLL_MS = 2000;
+  const pn = { data: null, player: null, guest: false, options: null, timer: null, status: null, hideOfferUntil: 0, notice: "" };
+  function stored() { try { return localStorage.getItem(PLAYER_KEY); } catch (e) { return null; } }
+  function store(token) { try { if (token) localStorage.setItem(PLAYER_KEY, token); else localStorage.removeItem(PLAYER_KEY); } catch (e) { /* private mode */ } }
+
+  async function openPlayNow() {
+    if (state.source) { state.source.close(); state.source = null; }
+    const body = { lang: navigator.language || "en" };
+    if (state.session) body.session = state.session;
+    else if (tg && tg.initData) body.init_data = tg.initData;
+    else if (stored()) body.player = stored();
+    let { status, data } = await post("/api/play", body);
+    if (status === 401 && body.player) { store(null); delete body.player; ({ status, data } = await post("/api/play", body)); }
+    if (status !== 200) { fail(data.error || String(status)); return; }
+    pn.data = data;
+    state.strings = data.strings || state.strings;
+    document.documentElement.lang = data.lang || "en";
+    pn.player = data.player || null;
+    pn.guest = !data.me || data.me.platform === "web";
+    if (pn.player && pn.guest) store(pn.player);
+    $("app").hidden = true;
+    $("playnow").hidden = false;
+    document.title = S("play_now") + " · 1000";
+    drawPanel();
+    if (pn.player) await queueCall("/api/queue/status");
+  }
+
+  function drawPanel() {
+    const d = pn.data;
+    const box = $("playnow");
+    const out = [h("h1", { text: S("play_now") })];
+    if (!d.available) { out.push(h("p", { class: "notice", text: S("play_none") })); box.replaceChildren(...out); return; }
+    if (d.me && !pn.guest) out.push(h("p", { class: "who", text: S("playing_as", { name: d.me.name }) }));
+    out.push(...ratingsOf(d.ratings || []));
+    const st = pn.status;
+    if (st && (st.state === "waiting" || st.state === "found")) out.push(statusBox(st));
+    else out.push(form(d));
+    out.push(h("p", { class: "notice", id: "pn-notice", role: "alert", text: pn.notice || "" }));
+    box.replaceChildren(...out);
+  }
+
+  function ratingsOf(list) {
+    if (!list.length) return [];
+    return [h("div", { class: "ratings", id: "pn-ratings" }, ...list.map((r) => h("div", { "data-preset": r.preset },
+      r.name + " · " + S("rating") + " ", h("b", { text: String(r.rating) + (r.provisional ? "?" : "") }),
+      " · " + S("games_played", { n: r.games }),
+      r.changes.length ? h("span", { class: "changes", text: "  " + r.changes.map((c) => (c > 0 ? "+" : c < 0 ? "−" : "±") + Math.abs(c)).join(", ") }) : null)))];
+  }
+
+  function select(id, options, value) {
+    const sel = h("select", { id });
+    for (const o of options) sel.append(h("option", { value: String(o.value), text: o.name, selected: String(o.value) === String(value) }));
+    return sel;
+  }
+
+  function form(d) {
+    const chosen = pn.options || { preset: "any", players: 3, pace: "normal" };
+    const presetSel = select("pn-preset", d.presets, chosen.preset);
+    const counts = () => (d.presets.find((p) => p.value === presetSel.value) || d.presets[0]).players;
+    const playersSel = select("pn-players", counts().map((n) => ({ value: n, name: String(n) })), chosen.players);
+    presetSel.addEventListener("change", () => {
+      const keep = Number(playersSel.value);
+      const list = counts();
+      playersSel.replaceChildren(...list.map((n) => h("option", { value: String(n), text: String(n), selected: n === (list.includes(keep) ? keep : list.includes(3) ? 3 : list[0]) })));
+    });
+    const paceSel = select("pn-pace", d.paces, chosen.pace);
+    const fields = [];
+    if (pn.guest) {
+      const name = h("input", { id: "pn-name", type: "text", maxlength: 32, autocomplete: "nickname", required: true, value: (d.me && d.me.name) || "" });
+      fields.push(h("label", {}, S("your_name"), name));
+    }
+    fields.push(h("div", { class: "row" },
+      h("label", {}, S("rules"), presetSel), h("label", {}, S("players"), playersSel), h("label", {}, S("pace"), paceSel)));
+    const find = h("button", { type: "submit", id: "pn-find", text: S("find_game") });
+    const f = h("form", { id: "pn-form" }, ...fields, find);
+    f.addEventListener("submit", (e) => {
+      e.preventDefault();
+      pn.options = { preset: presetSel.value, players: Number(playersSel.value), pace: paceSel.value };
+      join(pn.guest ? $("pn-name").value : null);
+    });
+    return f;
+  }
+
+  function statusBox(st) {
+    const lines = (st.lines || []).map((l) => h("p", { text: l }));
+    const buttons = h("div", { class: "buttons" });
+    const offer = st.offer && (st.waited || 0) >= pn.hideOfferUntil;
+    if (st.state === "waiting" && offer) {
+      buttons.append(h("button", { type: "button", id: "pn-go", text: S("start_computers"), onclick: () => queueCall("/api/queue/go") }));
+      buttons.append(h("button", { type: "button", id: "pn-wait", class: "quiet", text: S("keep_waiting"), onclick: () => {
+        pn.hideOfferUntil = (st.waited || 0) + ((pn.data && pn.data.computers_after) || 60);
+        drawPanel();
+      } }));
+    }
+    if (st.state === "waiting") buttons.append(h("button", { type: "button", id: "pn-cancel", class: "quiet", text: S("cancel"), onclick: () => queueCall("/api/queue/cancel") }));
+    // The offer's own line shows only while its buttons do (Keep waiting hides both for a while).
+    const shown = offer || !st.offer ? lines : lines.slice(0, 3);
+    return h("div", { class: "status", id: "pn-status", "data-state": st.state }, ...shown, buttons);
+  }
+
+  async function join(name) {
+    pn.notice = "";
+    if (pn.guest) {
+      const { status, data } = await post("/api/guest", { name, lang: (pn.data && pn.data.lang) || navigator.language, player: pn.player || stored() || undefined });
+      if (status !== 200) { pn.notice = data.error || String(status); drawPanel(); return; }
+      pn.player = data.player;
+      store(pn.player);
+      pn.data.me = { name: data.name, platform: "web" };
+    }
+    pn.hideOfferUntil = 0;
+    await queueCall("/api/queue/join");
+  }
+
+  async function queueCall(path) {
+    clearTimeout(pn.timer);
+    let r;
+    try { r = await post(path, { player: pn.player, options: pn.options || undefined }); }
+    catch (e) { pn.notice = S("connection_lost"); drawPanel(); pn.timer = setTimeout(() => queueCall("/api/queue/status"), POLL_MS); return; }
+    const { status, data } = r;
+    if (status === 401) { store(null); pn.player = null; pn.status = null; pn.notice = data.error || ""; drawPanel(); return; }
+    if (status !== 200) { pn.notice = data.error || String(status); drawPanel(); return; }
+    pn.status = data;
+    pn.notice = data.notice || (path.endsWith("/join") || path.endsWith("/status") ? "" : pn.notice);
+    if (data.options) pn.options = data.options;
+    if (data.state === "seated") { seated(data); return; }
+    drawPanel();
+    if (data.state === "waiting" || data.state === "found") pn.timer = setTimeout(() => queueCall("/api/queue/status"), POLL_MS);
+  }
+
+  async function seated(data) {
+    clearTimeout(pn.timer);
+    pn.status = null;
+    state.session = data.session;
+    state.seat = data.seat;
+    state.view = null;
+    clearTimeout(shown.holdTimer);
+    Object.assign(shown, { count: {}, queue: [], hold: null, result: 0, panels: [], confirming: null });
+    $("playnow").hidden = true;
+    $("app").hidden = false;
+    await openTable();
   }
 
   window.addEventListener("DOMContentLoaded", start);
