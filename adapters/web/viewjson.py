@@ -182,6 +182,11 @@ def view_json(
         return encode_payload(name, args, version, doc.id, tag)
 
     out["actions"], out["legal_cards"] = _actions(t, sv, legal, payload, [label.name for label in labels])
+    if doc.status == "game" and doc.seats[seat].away:
+        # A computer plays for a seat away after missed turns until its person says `back` (a chat has
+        # /back; the page has this button, a web guest has nothing else).
+        back = {"kind": "back", "label": t._("Back to the game"), "payload": payload("back", ())}
+        out["actions"] = [back, *out["actions"]]
     if doc.status == "finished" and out["public"]:
         out["actions"] = []  # strangers are not seated together again unasked: the page offers Play now
     elif doc.status == "finished":
