@@ -65,7 +65,7 @@ DISCORD: Final[tuple[HelpLine, ...]] = (
     ("/thousand back · /thousand end", N_("play your own turns again · end the game")),
     ("/thousand stats · /thousand top · /thousand help", N_("your statistics, the best players, this help")),
     (
-        "/thousand play [preset] [players] [pace] · /thousand cancel",
+        "/thousand play · /thousand cancel",
         N_("a game with other players, by direct message; or leave the queue"),
     ),
     (
