@@ -17,7 +17,7 @@ from bot.i18n import N_, Translator, translator
 from bot.ladder import Rating
 from bot.public.fanout import PUBLIC_PLATFORM
 from bot.render import PHASE_NAMES, give_order, hand_order
-from bot.render_result import _ending_text, _zero_reason, rounding_text
+from bot.render_result import TALON_OF_DEAL, _ending_text, _zero_reason, rounding_text
 from bot.table import TableDoc
 from bot.views import CompletedTrick, PublicTableView, SeatLabel, previous_tricks, public_view, seat_labels
 from core.actions import (
@@ -290,6 +290,8 @@ def _result_json(t: Translator, state: GameState, r: DealResult, names: list[str
             }
         )
     notes = []
+    if r.talon and r.declarer >= 0:  # shown to everyone in the deal (DealResult.talon): told again
+        notes.append(t._(TALON_OF_DEAL).format(name=names[r.declarer], cards=t.cards(r.talon)))
     if r.blind:
         notes.append(t._("A blind game: the score counts double."))
     for note in r.notes:

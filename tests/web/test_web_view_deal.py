@@ -20,7 +20,9 @@ from webdeals import engine_tricks
 
 from adapters.web.viewjson import view_json
 from bot.handlers import Handlers
+from bot.i18n import translator
 from bot.render import hand_order
+from bot.render_result import TALON_OF_DEAL
 from bot.service import Service
 from bot.storage import MemoryStore
 from core.actions import Give
@@ -78,6 +80,7 @@ async def test_every_trick_and_each_result_reach_the_view(solo: Harness, preset:
         assert await solo.play_turn(rng, {seat: ME}, sensible=True)
     state = await solo.state()
     assert len(state.results) >= deals
+    talons = 0
     for r in state.results[:deals]:
         # Every trick of every finished deal reached the view, as the engine took it.
         assert seen[r.number + 1] == engine_tricks(state, r.number), r.number
@@ -90,6 +93,17 @@ async def test_every_trick_and_each_result_reach_the_view(solo: Harness, preset:
         assert [row["total"] for row in shown["rows"]] == list(r.totals)
         if r.ending in ("played", "concede"):
             assert str(r.contract) in shown["summary"], shown["summary"]
+        # The talon everyone saw is told again, as in the chats' result; a secret one never.
+        talon_notes = [n for n in shown["notes"] if n.startswith("Talon")]
+        if r.talon and r.declarer >= 0:
+            assert talon_notes == [
+                translator("en")
+                ._(TALON_OF_DEAL)
+                .format(name=doc.seats[r.declarer].name, cards=translator("en").cards(r.talon))
+            ], shown["notes"]
+            talons += 1
+        else:
+            assert talon_notes == [], shown["notes"]
         for row in shown["rows"]:
             s = row["seat"]
             rounded = round_defender(state.rules, r.points[s])
@@ -105,6 +119,7 @@ async def test_every_trick_and_each_result_reach_the_view(solo: Harness, preset:
             )
             if row["score"] == 0 and r.ending == "played":
                 assert row["reason"], row  # a zero says why
+    assert talons or preset != "polish"  # the Polish talon is shown to everyone in every played deal
 
 
 async def test_a_seat_is_named_once_and_the_give_says_what_it_does(solo: Harness) -> None:
