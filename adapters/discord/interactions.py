@@ -153,8 +153,9 @@ class Interactions:
 
         `queue`: the new status message is sent by DM before anything else; when the person cannot be
         sent DMs they are taken out of the queue at once and told why (a public game is played in DMs).
-        Otherwise the answer shows the status, without its buttons, and says that it lives in the DM."""
-        user = user_of(interaction)
+        Otherwise the answer shows the status, without its buttons, and says that it lives in the DM.
+        The person's rights in the guild channel mean nothing in their DM: the command carries none."""
+        user = replace(user_of(interaction), is_admin=None)
         chat: list[ChatRef] = []
 
         async def make() -> Command:
