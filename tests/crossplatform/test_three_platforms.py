@@ -50,6 +50,7 @@ from bot.i18n import translator
 from bot.public.process import ProcessPublic
 from bot.storage import RedisStore
 from bot.table import TableDoc
+from core.actions import Play
 from core.deal import Phase
 from core.game import GameState
 
@@ -202,14 +203,18 @@ async def play_across(
     moves = {"tg": 0, "dc": 0, "web": 0}
     first: int | None = None
     tricks = 0
+    played: set[int] = set()
+    played_before: set[int] = set()
     for _ in range(400):
         version, doc, state = await _state(rig, store, table_id)
         if first is not None and (state.deal_number != first or state.finished) and tricks:
             break  # a deal played to its last trick
         if state.deal_number != first:
             first, tricks = state.deal_number, 0  # the first, or the next after one nobody played out
+            played_before, played = played, set()
+        played |= {a.card for _, a in state.actions_this_deal() if isinstance(a, Play)}
         tricks += state.deal.phase == Phase.PLAY and not state.deal.trick
-        web_read = await _check_page(eve, state, web_read)
+        web_read = await _check_page(eve, state, web_read, version, played_before)
         web_checked += 1
         assert state.to_act is not None
         seat = doc.seats[state.to_act]
@@ -316,12 +321,19 @@ async def _tap_move(tab: Tab, store: RedisStore, table_id: str, version: int) ->
             await tap(tab)
 
 
-async def _check_page(tab: Tab, state: GameState, checked_messages: int) -> int:
+async def _check_page(
+    tab: Tab, state: GameState, checked_messages: int, version: int, played_before: set[int]
+) -> int:
     """Eve's page (its DOM, and every answer and event it received since the last look) shows no card
-    private to someone else; returns how many messages were read so far."""
+    private to someone else; returns how many messages were read so far. The page is read once it shows
+    `version` (the state the check is made against); an earlier deal's tricks and result, which the page
+    may still show face up, are no secret: those cards were all played."""
+    await tab.page.wait_for_selector(f'#app[data-version="{version}"]', timeout=15000)
     seat = await seat_of(tab)
     fresh = tab.seen.messages[checked_messages:]
     parts = await dom_parts(tab) + [p for m in fresh for p in message_parts(m)]
-    found = cardspy.leaks(parts, private_to(state, seat), ["en"])
-    assert not found, (seat, state.deal.phase, found)
+    private = private_to(state, seat) - played_before
+    found = cardspy.leaks(parts, private, ["en"])
+    shown = await tab.page.get_attribute("#app", "data-version")
+    assert not found, (seat, state.deal_number, state.deal.phase, version, shown, found)
     return len(tab.seen.messages)

@@ -19,8 +19,8 @@ async def tap(tab: Tab) -> str:
     controls: list[list[str]] = await page.evaluate(CONTROLS)
     kinds = [c[0] for c in controls]
 
-    async def click(selector: str, what: str) -> str:
-        await page.locator(selector).first.click()
+    async def click(selector: str, what: str, position: dict[str, float] | None = None) -> str:
+        await page.locator(selector).first.click(position=position)  # type: ignore[arg-type]
         return what
 
     if any(c[3] for c in controls):
@@ -40,7 +40,11 @@ async def tap(tab: Tab) -> str:
             return await click(f'#actions button[data-kind="{kind}"]', kind)
     card = page.locator("#hand button.cardbtn:not([disabled]):not(.selected):not(.given)")
     if await card.count():
-        return await click("#hand button.cardbtn:not([disabled]):not(.selected):not(.given)", "card")
+        # On a phone a long hand overlaps, each card covered on its right by the next: a person taps the
+        # strip they see, at the card's left edge (its middle may be under the next card).
+        return await click(
+            "#hand button.cardbtn:not([disabled]):not(.selected):not(.given)", "card", {"x": 6, "y": 30}
+        )
     if controls:
         return await click("#actions button:not([disabled])", kinds[0])
     raise AssertionError("nothing to tap: " + await page.inner_text("#app"))
