@@ -3,11 +3,28 @@
 from __future__ import annotations
 
 from browserkit import Tab
+from playwright.async_api import Error as PlaywrightError
 
 # The page's enabled controls, as [kind, value, target, confirm] (data attributes the page sets).
 CONTROLS = """
 () => [...document.querySelectorAll('#actions button:not([disabled])')].map((b) =>
   [b.dataset.kind || '', b.dataset.value || '', b.dataset.target || '', b.dataset.confirm || ''])
+"""
+
+# A point of the element that a tap there would reach (the element or something inside it), or null. On a
+# phone a long hand overlaps: a card's middle may be under its neighbour (or under a raised, picked card),
+# and a person taps the strip of it they see.
+VISIBLE_POINT = """
+(el) => {
+  const r = el.getBoundingClientRect();
+  for (const fy of [0.5, 0.3, 0.7])
+    for (const fx of [0.5, 0.2, 0.8, 0.08, 0.92]) {
+      const x = r.left + r.width * fx, y = r.top + r.height * fy;
+      const hit = document.elementFromPoint(x, y);
+      if (hit && el.contains(hit)) return [x, y];
+    }
+  return null;
+}
 """
 
 
@@ -19,8 +36,21 @@ async def tap(tab: Tab) -> str:
     controls: list[list[str]] = await page.evaluate(CONTROLS)
     kinds = [c[0] for c in controls]
 
-    async def click(selector: str, what: str, position: dict[str, float] | None = None) -> str:
-        await page.locator(selector).first.click(position=position)  # type: ignore[arg-type]
+    async def click(selector: str, what: str) -> str:
+        # The page redraws its hand on every event: a card found may be gone a moment later (then look
+        # again) or covered where Playwright would tap (then tap the part of it a person sees).
+        for _ in range(5):
+            target = page.locator(selector).first
+            try:
+                await target.scroll_into_view_if_needed(timeout=2000)
+                point = await target.evaluate(VISIBLE_POINT, timeout=2000)
+            except PlaywrightError:
+                await page.wait_for_timeout(50)
+                continue
+            if point is not None:
+                await page.mouse.click(point[0], point[1])
+                return what
+        await page.locator(selector).first.click()
         return what
 
     if any(c[3] for c in controls):
@@ -40,11 +70,7 @@ async def tap(tab: Tab) -> str:
             return await click(f'#actions button[data-kind="{kind}"]', kind)
     card = page.locator("#hand button.cardbtn:not([disabled]):not(.selected):not(.given)")
     if await card.count():
-        # On a phone a long hand overlaps, each card covered on its right by the next: a person taps the
-        # strip they see, at the card's left edge (its middle may be under the next card).
-        return await click(
-            "#hand button.cardbtn:not([disabled]):not(.selected):not(.given)", "card", {"x": 6, "y": 30}
-        )
+        return await click("#hand button.cardbtn:not([disabled]):not(.selected):not(.given)", "card")
     if controls:
         return await click("#actions button:not([disabled])", kinds[0])
     raise AssertionError("nothing to tap: " + await page.inner_text("#app"))
