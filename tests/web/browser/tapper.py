@@ -34,6 +34,13 @@ async def tap(tab: Tab) -> str:
     Returns what was tapped."""
     page = tab.page
     controls: list[list[str]] = await page.evaluate(CONTROLS)
+    card = page.locator("#hand button.cardbtn:not([disabled]):not(.selected):not(.given)")
+    for _ in range(40):
+        # A completed trick is held on the table for a moment, the hand waiting: as a person, wait.
+        if controls or await card.count():
+            break
+        await page.wait_for_timeout(100)
+        controls = await page.evaluate(CONTROLS)
     kinds = [c[0] for c in controls]
 
     async def click(selector: str, what: str) -> str:
@@ -41,6 +48,8 @@ async def tap(tab: Tab) -> str:
         # again) or covered where Playwright would tap (then tap the part of it a person sees).
         for _ in range(5):
             target = page.locator(selector).first
+            if not await page.locator(selector).count():
+                return what  # gone since the page was read: the page moved on
             try:
                 await target.scroll_into_view_if_needed(timeout=2000)
                 point = await target.evaluate(VISIBLE_POINT, timeout=2000)
@@ -50,7 +59,10 @@ async def tap(tab: Tab) -> str:
             if point is not None:
                 await page.mouse.click(point[0], point[1])
                 return what
-        await page.locator(selector).first.click()
+        # Not found in five looks: the page moved on (the move was made, the control is gone), or the
+        # control is there but covered everywhere: Playwright's own click says which.
+        if await page.locator(selector).count():
+            await page.locator(selector).first.click()
         return what
 
     if any(c[3] for c in controls):
@@ -68,7 +80,6 @@ async def tap(tab: Tab) -> str:
     for kind in ("contract", "bid"):
         if kind in kinds:
             return await click(f'#actions button[data-kind="{kind}"]', kind)
-    card = page.locator("#hand button.cardbtn:not([disabled]):not(.selected):not(.given)")
     if await card.count():
         return await click("#hand button.cardbtn:not([disabled]):not(.selected):not(.given)", "card")
     if controls:
