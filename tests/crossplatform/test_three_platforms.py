@@ -31,15 +31,14 @@ from typing import Any
 
 import cardspy
 from browserkit import CHROMIUM, Tab
-from dckit import E2E, Driver, payload_of, running_bot, speed_up
-from dckit import settings as dc_settings
+from dckit import Driver, payload_of
 from fakes.discord import FakeDiscord, FakeDiscordConfig, FakeUser
 from playwright.async_api import Browser, async_playwright
 from tapper import tap
 from test_browser_play import dom_parts, message_parts, private_to, seat_of
 from test_play_now import PublicTable, RelayRig, Spy, person
 from test_play_now_browser import Lobby, _table_of, find_game
-from test_play_now_discord import DmSpy, dm_hand, tables_in_dm
+from test_play_now_discord import DmSpy, dm_hand, public_bot, tables_in_dm
 from tgkit import VirtualClock, decide
 from tgkit import settings as tg_settings
 
@@ -87,23 +86,6 @@ async def telegram(redis_url: str, port: int) -> AsyncIterator[tuple[RelayRig, P
         await rig.close()
 
 
-@contextlib.asynccontextmanager
-async def discord_process(
-    fake: FakeDiscord, redis_url: str
-) -> AsyncIterator[tuple[ThousandBot, ProcessPublic]]:
-    speed_up(fake)
-    values = dc_settings(redis_url=redis_url, public_computers_after=600)
-    async with running_bot(
-        fake, RedisStore.from_url(redis_url), values, config=E2E, relay="dc", seed=3
-    ) as bot:
-        public = ProcessPublic(bot.runtime, bot.deliver, "dc", match_every=0.02, refresh_every=0.05)
-        await public.start()
-        try:
-            yield bot, public
-        finally:
-            await public.stop()
-
-
 async def until(check: Any, seconds: float = 15.0, what: str = "") -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds
@@ -124,7 +106,7 @@ async def test_a_telegram_a_discord_and_a_browser_player_play_a_deal_at_one_tabl
     async with (
         telegram(redis_url, port) as (rig, tg_public),
         FakeDiscord(FakeDiscordConfig()) as fake,
-        discord_process(fake, redis_url) as (bot, _),
+        public_bot(fake, RedisStore.from_url(redis_url), redis_url=redis_url) as (bot, _),
         async_playwright() as pw,
     ):
         assert CHROMIUM is not None
