@@ -9,7 +9,7 @@ from botkit import Clock, Harness, errors, make_user, quiet_settings
 
 from bot.commands import encode_payload, read_payload, table_tag
 from bot.handlers import Handlers
-from bot.model import Group, Message
+from bot.model import ChatRef, Group, Message
 from bot.service import Service
 from bot.storage import MemoryStore
 
@@ -133,5 +133,31 @@ async def test_no_button_without_a_game_and_nothing_to_repeat(clock: Clock) -> N
         assert not errors(await h.text(ALA, "/new"))
         assert not errors(await h.text(ALA, "/end"))  # a lobby closed: no game to repeat
         assert errors(await h.text(ALA, "/again"))
+    finally:
+        await h.service.close()
+
+
+async def test_the_button_pressed_in_a_private_chat_acts_on_the_table_it_names(clock: Clock) -> None:
+    """A player may press the group's Play again from their private chat (the fuzz found this press
+    and its oracle wrongly counted it as a change by someone who does not sit there): it opens the next
+    table in the group as the group's button does, and nobody else can do the same from theirs."""
+    h = await _harness(clock)
+    try:
+        await h.open_table([ALA, BARTEK, CELINA], preset="polish")
+        again = _again(await h.text(ALA, "/end"))
+        version, finished = await h.doc()
+        assert finished is not None
+        dorota_dm = ChatRef(DOROTA.platform, DOROTA.user_id, DOROTA.name, True)
+        assert _said(await h.press(DOROTA, again, chat=dorota_dm)) == ["You are not sitting at this table."]
+        assert (await h.doc())[0] == version
+        bartek_dm = ChatRef(BARTEK.platform, BARTEK.user_id, BARTEK.name, True)
+        replies = await h.press(BARTEK, again, chat=bartek_dm)
+        assert not errors(replies)
+        _, doc = await h.doc()
+        assert doc is not None and doc.status == "lobby" and doc.id == finished.id
+        assert [s.user for s in doc.seats] == [ALA.key, BARTEK.key, CELINA.key]
+        assert doc.creator == BARTEK.key and doc.serial != finished.serial
+        # The lobby is the group's: its message goes there, not to Bartek's private chat.
+        assert any(isinstance(m.audience, Group) and m.kind == "lobby" for m in replies)
     finally:
         await h.service.close()

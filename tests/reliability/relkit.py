@@ -424,7 +424,12 @@ class Oracle:
         if not timer and key != cmd.chat.key:
             # From elsewhere only a seated person acts on a table, and nobody takes a seat from elsewhere
             # (Telegram's signed deep link reaches the service as a command of the group itself).
-            seated = d0 is not None and d0.status != "finished" and d0.seat_of(who) is not None
+            # Play again is pressed over a finished game, by someone who sat at it: from the group's score
+            # sheet or, with the same button, from their private chat (a public table has no group at all;
+            # docs/SERVICE.md, "Play again"). `_again` below judges that press.
+            live = d0 is not None and d0.status != "finished"
+            finished = d0 is not None and d0.status == "finished" and cmd.name == "again"
+            seated = (live or finished) and d0 is not None and d0.seat_of(who) is not None
             if not cmd.chat.private:
                 v.fail(f"{cmd.name} typed in group {cmd.chat.key} changed table {key}")
             elif not seated or cmd.name in ("new", "join"):
