@@ -15,8 +15,9 @@ from typing import TextIO
 from bot.ops.config import (
     ConfigError,
     Platform,
-    check_settings,
     describe,
+    every_problem,
+    gather_settings,
     load_settings,
     unknown_variables,
 )
@@ -59,15 +60,18 @@ def check_config(
     unknown = unknown_variables(os.environ, env_file)
     for line in unknown:
         print(f"thousand: {'' if strict else 'warning: '}{line}", file=err)
+    # Every problem in one run, each once: values that cannot be read (each replaced by its default
+    # so the rest is still checked), the checks of the rest, then the adapter's own variables.
     try:
-        settings = load_settings(env_file)
+        loaded = gather_settings(env_file)
     except ConfigError as exc:
         for line in exc.problems:
             print(f"thousand: {line}", file=err)
         return 2
-    problems = check_settings(settings, chosen)
+    problems = every_problem(loaded, chosen)
     if env_checks is not None:
-        problems += env_checks(os.environ)
+        problems += [line for line in env_checks(os.environ) if line not in problems]
+    settings = loaded.settings
     if problems:
         for line in problems:
             print(f"thousand: {line}", file=err)

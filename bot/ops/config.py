@@ -15,7 +15,7 @@ import re
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Final, Literal, TextIO
+from typing import Any, Final, Literal, NamedTuple, TextIO
 from urllib.parse import urlsplit
 
 from pydantic import SecretStr, ValidationError
@@ -27,10 +27,13 @@ from bot.storage.keys import KeyLayout
 
 __all__ = [
     "ConfigError",
+    "LoadedSettings",
     "Platform",
     "check_settings",
     "describe",
     "disagreements",
+    "every_problem",
+    "gather_settings",
     "load_settings",
     "parse_listen",
     "secrets_of",
@@ -65,32 +68,85 @@ def _env_name(loc: tuple[int | str, ...]) -> str:
     return "_".join(str(part) for part in loc).upper() if loc else "SETTINGS"
 
 
-def _shown(field: str, value: Any) -> str:
+def _shown(field: str, value: Any, message: str) -> str:
+    """ " (got 'x')" after a message, unless it names a secret or already quotes the value itself
+    ("unknown preset 'german' (known: ...)" says it once)."""
     if field in _SECRET_FIELDS:
         return ""
     text = repr(value)
+    if text in message:
+        return ""
     return f" (got {text[:60]}{'...' if len(text) > 60 else ''})"
+
+
+class LoadedSettings(NamedTuple):
+    """What `gather_settings` read: settings in which every value that could not be read is its default,
+    a line for each such value, and the fields so replaced."""
+
+    settings: Settings
+    problems: list[str]
+    replaced: frozenset[str]
+
+
+def gather_settings(env_file: Path | str | None = ".env", **values: Any) -> LoadedSettings:
+    """Settings from the environment and `env_file` (if it exists); `values` override both (tests).
+
+    A value that cannot be read is reported (one line, naming the variable) and replaced by its default,
+    so that the checks of everything else still run: one run of check-config names every wrong setting,
+    not only the first kind (before: a bad DEFAULT_PRESET hid a malformed TELEGRAM_TOKEN until the next
+    run). Lines are pydantic's messages without its multi-line report (which quotes inputs, secrets
+    included)."""
+    problems: list[str] = []
+    replaced: dict[str, Any] = {}
+    while True:
+        try:
+            settings = Settings(_env_file=env_file, **{**values, **replaced})
+        except ValidationError as exc:
+            fresh = {}
+            for err in exc.errors(include_url=False):
+                field = str(err["loc"][0]) if err["loc"] else ""
+                message = err["msg"].removeprefix("Value error, ")
+                line = f"{_env_name(err['loc'])}: {message}{_shown(field, err.get('input'), message)}"
+                if line not in problems:
+                    problems.append(line)
+                if field in Settings.model_fields and field not in replaced:
+                    fresh[field] = Settings.model_fields[field].get_default(call_default_factory=True)
+        except SettingsError as exc:
+            # pydantic-settings names the field: "error parsing value for field "x" from source ..."
+            match = re.search(r'field "([^"]+)"', str(exc))
+            field = match.group(1) if match else ""
+            problems.append(f"{field.upper() or 'SETTINGS'}: cannot be parsed")
+            fresh = {}
+            if field in Settings.model_fields and field not in replaced:
+                fresh[field] = Settings.model_fields[field].get_default(call_default_factory=True)
+        else:
+            return LoadedSettings(settings, problems, frozenset(replaced))
+        if not fresh:  # an error no default can take away (none today): report what is known
+            raise ConfigError(problems)
+        replaced.update(fresh)
 
 
 def load_settings(env_file: Path | str | None = ".env", **values: Any) -> Settings:
     """Settings from the environment and `env_file` (if it exists); `values` override both (tests).
 
-    Raises `ConfigError` with one line per bad value instead of pydantic's multi-line report (which
-    quotes inputs, secrets included)."""
-    try:
-        return Settings(_env_file=env_file, **values)
-    except ValidationError as exc:
-        lines = []
-        for err in exc.errors(include_url=False):
-            field = str(err["loc"][0]) if err["loc"] else ""
-            message = err["msg"].removeprefix("Value error, ")
-            lines.append(f"{_env_name(err['loc'])}: {message}{_shown(field, err.get('input'))}")
-        raise ConfigError(lines) from None
-    except SettingsError as exc:
-        # pydantic-settings names the field: "error parsing value for field "x" from source ..."
-        match = re.search(r'field "([^"]+)"', str(exc))
-        name = match.group(1).upper() if match else "SETTINGS"
-        raise ConfigError([f"{name}: cannot be parsed"]) from None
+    Raises `ConfigError` with one line per value that cannot be read (`gather_settings`)."""
+    loaded = gather_settings(env_file, **values)
+    if loaded.problems:
+        raise ConfigError(loaded.problems)
+    return loaded.settings
+
+
+def every_problem(loaded: LoadedSettings, platform: Platform | None = None) -> list[str]:
+    """Every problem of the settings as `platform`'s process would meet them, each once: the values
+    that could not be read, then the checks of the rest. A check that involves a replaced value is left
+    out (it would judge the default standing in for it, e.g. WARN_SECONDS against a TURN_SECONDS that
+    was not a number)."""
+    names = [re.compile(rf"\b{field.upper()}\b") for field in loaded.replaced]
+    problems = list(loaded.problems)
+    for line in check_settings(loaded.settings, platform):
+        if line not in problems and not any(name.search(line) for name in names):
+            problems.append(line)
+    return problems
 
 
 def parse_listen(value: str) -> tuple[str, int]:
@@ -315,10 +371,11 @@ def startup_settings(
     often explains the error that follows ("TELEGRAM_TOKNE" before "TELEGRAM_TOKEN: missing")."""
     for line in unknown_variables(os.environ, env_file):
         print(f"thousand: warning: {line}", file=warn or sys.stderr)
-    settings = load_settings(env_file)
-    problems = check_settings(settings, platform)
+    loaded = gather_settings(env_file)
+    problems = every_problem(loaded, platform)
     if problems:
         raise ConfigError(problems)
+    settings = loaded.settings
     logging.getLogger(__name__).debug("settings checked for %s", platform or "no platform")
     return settings
 
