@@ -28,12 +28,17 @@ log = logging.getLogger("thousand.ai")
 
 
 def decide_now(
-    level: str, view: SeatView, legal: Sequence[Action], seed: int, budget: float | None
+    level: str,
+    view: SeatView,
+    legal: Sequence[Action],
+    seed: int,
+    budget: float | None,
+    hard_stop: bool = True,
 ) -> Action:
     """One decision, in whatever process runs it; never an illegal action."""
     if level not in LEVELS:
         level = "medium" if "medium" in LEVELS else next(iter(LEVELS))
-    action = choose_action(level, view, legal, seed=seed, budget_s=budget)
+    action = choose_action(level, view, legal, seed=seed, budget_s=budget, hard_stop=hard_stop)
     if action not in legal:
         return legal[0]
     return action
@@ -42,9 +47,12 @@ def decide_now(
 class AiRunner:
     """Runs decisions; `close()` stops the worker processes."""
 
-    def __init__(self, workers: int = 2, budget_s: float | None = None) -> None:
+    def __init__(self, workers: int = 2, budget_s: float | None = None, *, hard_stop: bool = True) -> None:
+        """`hard_stop` False: decisions never stop on the wall clock (`core.ai.budget`), so a run repeats
+        exactly on a busy machine (`Settings.ai_hard_stop`)."""
         self._workers = workers
         self._budget = budget_s
+        self._hard_stop = hard_stop
         self._executor: Executor | None = None
 
     def _pool(self) -> Executor:
@@ -63,17 +71,18 @@ class AiRunner:
             return legal[0]
         view = seat_view(state, seat)
         if level in INLINE_LEVELS:
-            return decide_now(level, view, legal, seed, self._budget)
+            return decide_now(level, view, legal, seed, self._budget, self._hard_stop)
         loop = asyncio.get_running_loop()
         try:
             return await loop.run_in_executor(
-                self._pool(), decide_now, level, view, legal, seed, self._budget
+                self._pool(), decide_now, level, view, legal, seed, self._budget, self._hard_stop
             )
         except BrokenProcessPool:
             # A worker died (killed, out of memory): start a fresh pool next time, think in a thread now.
             log.warning("computer player pool broke; restarting it")
             self.close()
-            return await asyncio.to_thread(decide_now, level, view, legal, seed, self._budget)
+            args = (level, view, legal, seed, self._budget, self._hard_stop)
+            return await asyncio.to_thread(decide_now, *args)
 
     def close(self) -> None:
         if self._executor is not None:

@@ -77,7 +77,9 @@ class Service:
         self.settings = settings or Settings()
         self.clock = clock
         self._own_ai = ai is None
-        self.ai = ai or AiRunner(self.settings.ai_workers, self.settings.ai_budget_seconds)
+        self.ai = ai or AiRunner(
+            self.settings.ai_workers, self.settings.ai_budget_seconds, hard_stop=self.settings.ai_hard_stop
+        )
         self.cache = GameCache(cache_size)
         self.flow = GameFlow(self.settings, self.ai)
         self.handlers = handlers(self, rng or random.Random(secrets.randbits(64)))

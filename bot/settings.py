@@ -70,6 +70,11 @@ class Settings(BaseSettings):
     ai_budget_seconds: float | None = Field(
         None, gt=0, description="Thinking time per hard decision (None: AI's)."
     )
+    ai_hard_stop: bool = Field(
+        True,
+        description="Stop a decision that runs far past its budget on the wall clock (off: the same "
+        "decision on any machine, however busy; tests that replay a run turn it off).",
+    )
     charts: bool = Field(True, description="Attach a score-progress PNG at the end of a game.")
     tick_claim_limit: int = Field(50, ge=1)
     deadline_lease_seconds: float = Field(30.0, gt=0)

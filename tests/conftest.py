@@ -75,3 +75,13 @@ def no_command_budget() -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("COMMAND_LIMIT", "0")
         yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def decisions_by_work_only() -> Iterator[None]:
+    """Computer players never stop a decision on the wall clock in tests (`AI_HARD_STOP`,
+    `core.ai.budget`): on a busy machine a medium or hard decision passed its guard and chose otherwise,
+    so a game, and a fuzz run given its seed, did not repeat. Bot processes the tests start inherit it."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("AI_HARD_STOP", "false")
+        yield

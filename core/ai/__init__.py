@@ -36,11 +36,13 @@ def choose_action(
     seed: int,
     budget_s: float | None = None,
     strict: bool = False,
+    hard_stop: bool = True,
 ) -> Action:
     """The action ``level`` takes in ``view``; always a member of ``legal`` (which must not be empty).
 
     Should a level fail on some unforeseen position, the easy level answers instead (``strict``:
-    raise, for tests), so a table never waits on a computer player.
+    raise, for tests), so a table never waits on a computer player. ``hard_stop`` False drops the
+    wall-clock guard of :class:`~core.ai.budget.Budget`: the same decision however busy the machine.
     """
     if not isinstance(view, SeatView):
         raise TypeError("choose_action takes a SeatView (core.view.seat_view), not a game state")
@@ -49,7 +51,7 @@ def choose_action(
     if not legal:
         raise ValueError("no legal action to choose from")
     params = LEVEL_PARAMS[level]
-    budget = Budget(params.budget if budget_s is None else budget_s)
+    budget = Budget(params.budget if budget_s is None else budget_s, hard_stop=hard_stop)
     rng = random.Random(seed)
     try:
         action = decide(params, view, legal, rng, budget)

@@ -24,11 +24,15 @@ HARD_STOP: Final = 1.9
 class Budget:
     __slots__ = ("deadline", "left", "start", "total")
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, *, hard_stop: bool = True) -> None:
+        """``hard_stop`` False: no wall-clock guard at all, so that a decision depends on nothing but its
+        seed and view even on a machine busy enough to reach the guard (tests and replays that must
+        repeat a run exactly; a live bot keeps the guard)."""
         self.total = max(1, int(seconds * UNITS_PER_SECOND))
         self.left = self.total
         self.start = time.perf_counter()
-        self.deadline = self.start + min(HARD_STOP, max(HARD_FLOOR, seconds * HARD_FACTOR))
+        guard = min(HARD_STOP, max(HARD_FLOOR, seconds * HARD_FACTOR)) if hard_stop else float("inf")
+        self.deadline = self.start + guard
 
     def spend(self, units: int) -> bool:
         """Account for ``units`` of work; False once the budget or the hard stop is reached."""
