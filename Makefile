@@ -2,7 +2,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-# `make play` needs only the package itself, not the test and lint tools of the dev extra.
+# `make play` needs only the package itself: not the bots' libraries (the extras telegram, discord, web,
+# charts; bot/extras.py), nor the test and lint tools of the dev extra (which includes every extra).
 PLAY_STAMP := $(VENV)/.installed-play
 
 NATIVE := build/native

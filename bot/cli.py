@@ -8,6 +8,7 @@ from pathlib import Path
 
 import typer
 
+from bot.extras import require
 from core.record import RecordError, replay_text
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="thousand: the card game 1000.")
@@ -16,6 +17,18 @@ app = typer.Typer(no_args_is_help=True, add_completion=False, help="thousand: th
 @app.callback()
 def _root() -> None:
     """thousand: the card game 1000 for chats and terminals."""
+
+
+def _need(extra: str, what: str) -> None:
+    """Stop with a sentence naming the extra to install when `what` needs one that is missing.
+
+    Every import of a bot or the web table happens inside its subcommand, after this check: the terminal
+    game (`thousand play`) loads none of python-telegram-bot, discord.py, aiohttp or matplotlib, and runs
+    on an installation without them (`make play`, `pip install thousand`)."""
+    message = require(extra, what)
+    if message is not None:
+        print(f"thousand: {message}", file=sys.stderr)
+        raise typer.Exit(2)
 
 
 @app.command()
@@ -119,6 +132,10 @@ def play(
         for line in problems:
             print(f"thousand play: {line}", file=sys.stderr)
         raise typer.Exit(2)
+    if web:
+        _need("web", "thousand play --web")
+    if chart is not None:
+        _need("charts", "thousand play --chart")
     options = GameOptions(
         preset=preset, players=players, level=level, lang=lang, seed=seed, name=name, chart=chart
     )
@@ -141,6 +158,7 @@ def telegram(
     """Run the Telegram bot (TELEGRAM_TOKEN; REDIS_URL, else games live in memory; TELEGRAM_API_URL for a
     self-hosted Bot API server). Long polling, or a webhook with --webhook URL --listen HOST:PORT --secret.
     """
+    _need("telegram", "thousand telegram")
     from adapters.telegram.main import main as run
 
     raise typer.Exit(run(webhook, listen, secret, str(env_file)))
@@ -153,6 +171,7 @@ def web(
     """Serve the web table (WEB_LISTEN; PUBLIC_URL, TELEGRAM_WEBAPP_URL; REDIS_URL shared with the bots).
     With TELEGRAM_TOKEN, the messages moves cause are sent to Telegram from here. See docs/WEB.md.
     """
+    _need("web", "thousand web")
     from adapters.web.main import main as run
 
     raise typer.Exit(run(str(env_file)))
@@ -190,6 +209,7 @@ def discord(
     """Run the Discord bot (DISCORD_TOKEN; REDIS_URL, else games live in memory). Several processes on one
     Redis split a large bot with --shards N --shard-ids LIST. Commands are registered only with --sync.
     """
+    _need("discord", "thousand discord")
     from adapters.discord.main import main as run
 
     raise typer.Exit(
