@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from bot.commands import encode_payload, table_tag
 from bot.i18n import LANGUAGES, Translator, negotiate, translator
 from bot.model import Button, ChatRef, Command, Group, Message, Private, Sender, UserRef
-from bot.public.fanout import Redraw, fan_out, is_public
+from bot.public.fanout import ReaderRedraw, Redraw, fan_out, is_public
 from bot.render import render_chat_heading, render_heading
 from bot.table import ChatSettings, TableDoc
 from core.events import Event
@@ -107,6 +107,9 @@ class Context:
     redraws: dict[str, Redraw] = field(default_factory=dict)
     """Group messages by key that can be drawn again in another language: a public table has no group,
     each person gets its messages privately in their own language (`bot.public.fanout`)."""
+    reader_redraws: dict[str, ReaderRedraw] = field(default_factory=dict)
+    """Group messages by key drawn for one reader: a public table's private copies are drawn for each
+    person's seat ("You failed 105", `bot.reader`)."""
 
     @property
     def next_version(self) -> int:
@@ -128,7 +131,7 @@ class Context:
         stamp = version if self.doc is not None else None
         serial = self.doc.serial if self.doc is not None else None
         if self.doc is not None and is_public(self.doc.id):
-            messages = fan_out(self.doc, messages, self.redraws)
+            messages = fan_out(self.doc, messages, self.redraws, self.reader_redraws)
         table = self.doc.id if self.doc is not None else None
         return [
             replace(with_heading(self.doc, m, self.chat), version=stamp, serial=serial, table=table)
@@ -165,6 +168,16 @@ class Context:
                 return lang
         return fallback or self.group_lang()
 
+    def group_reader(self) -> int | None:
+        """The seat that reads the group's messages when one person reads them all: a table in their
+        private chat (the terminal's game, a private chat with computers) is read by its creator, so its
+        sentences about them say "You" (`bot.reader`). None: a group of many readers (a public table's
+        copies are drawn for each reader in `bot.public.fanout`)."""
+        doc = self.doc
+        if doc is None or not doc.private:
+            return None
+        return doc.seat_of(doc.creator)
+
     def t_group(self) -> Translator:
         return translator(self.group_lang())
 
@@ -195,19 +208,29 @@ class Context:
         image: bytes | None = None,
         optional: bool = False,
         redraw: Redraw | None = None,
+        for_reader: ReaderRedraw | None = None,
     ) -> None:
-        """`redraw`: the same message in another language (for the private copies of a public table)."""
+        """`redraw`: the same message in another language (for the private copies of a public table);
+        `for_reader`: the same message in a language for one reader (each copy drawn for its seat)."""
         chat = self._group_chat()
         lang = self.group_lang()
         message = Message(Group(chat), text, key, buttons, image, None, notify, lang, kind, optional=optional)
         self.messages.append(message)
         if redraw is not None:
             self.redraws[key if key is not None else f"#{id(message)}"] = redraw
+        if for_reader is not None:
+            self.reader_redraws[key if key is not None else f"#{id(message)}"] = for_reader
 
     def to_group_drawn(self, draw: Callable[[Translator], str], *, kind: str = "notice") -> None:
         """A short notice to the group, drawn by `draw` in the group's language, and in each reader's
         at a public table (`bot.public.fanout`)."""
         self.to_group(draw(self.t_group()), kind=kind, redraw=lambda t: (draw(t), ()))
+
+    def to_group_read(self, draw: Callable[[Translator, int | None], str], *, kind: str = "notice") -> None:
+        """A short notice to the group that may speak of its reader: drawn for the group's reader (see
+        `group_reader`), and for each reader's seat at a public table (`bot.reader`)."""
+        text = draw(self.t_group(), self.group_reader())
+        self.to_group(text, kind=kind, for_reader=lambda t, reader: (draw(t, reader), ()))
 
     def _group_chat(self) -> ChatRef:
         if self.doc is not None:

@@ -162,6 +162,7 @@ class GameFlow:
         before = ctx.before
         labels = seat_labels(doc)
         t = ctx.t_group()
+        reader = ctx.group_reader()
         events = ctx.events
         for i, e in enumerate(events):
             if e.kind == ev.DEAL_ENDED and isinstance(e.detail, DealResult):
@@ -176,13 +177,14 @@ class GameFlow:
                     barrel_before=_barrel_before(state, r.number),
                     sitting_out=_sitting_out(state, r.dealer),
                     rules=state.rules,
+                    reader=reader,
                 )
                 ctx.to_group(
                     rendered.text,
                     key=f"result:{doc.serial}:{r.number}",
                     notify=True,
                     kind="result",
-                    redraw=_redraw_result(r, labels, taken, state),
+                    for_reader=_redraw_result(r, labels, taken, state),
                 )
         last_start = max((i for i, e in enumerate(events) if e.kind == ev.DEAL_STARTED), default=-1)
         new_deal = last_start >= 0
@@ -207,14 +209,14 @@ class GameFlow:
             view = public_view(doc, state)
             payload, live_view = ctx.payload_maker(), live
 
-            def redraw_table(t: Translator) -> tuple[str, tuple[tuple[Button, ...], ...]]:
-                again = render_table(t, view, payload, live=live_view, unseen_tricks=unseen)
+            def redraw_table(t: Translator, reader: int | None) -> tuple[str, tuple[tuple[Button, ...], ...]]:
+                again = render_table(t, view, payload, live=live_view, unseen_tricks=unseen, reader=reader)
                 return again.text, again.buttons
 
             ctx.to_group(
                 table.text,
                 key=f"table:{doc.serial}:{state.deal_number}",
-                redraw=redraw_table,
+                for_reader=redraw_table,
                 buttons=table.buttons,
                 notify=new_deal,
                 kind="table",
@@ -235,7 +237,10 @@ class GameFlow:
         assert ctx.state is not None
         live = self.settings.table_updates == "every_action"
         view = public_view(doc, ctx.state)
-        return render_table(ctx.t_group(), view, ctx.payload_maker(), live=live, unseen_tricks=unseen_tricks)
+        t, reader = ctx.t_group(), ctx.group_reader()
+        return render_table(
+            t, view, ctx.payload_maker(), live=live, unseen_tricks=unseen_tricks, reader=reader
+        )
 
     def hand_message(
         self,
@@ -424,11 +429,11 @@ class GameFlow:
 
 def _redraw_result(
     r: DealResult, labels: Sequence[SeatLabel], taken: list[tuple[int, Trick]], state: GameState
-) -> Callable[[Translator], tuple[str, tuple[tuple[Button, ...], ...]]]:
-    """A deal's result drawn again in another language (a public table's private copies)."""
+) -> Callable[[Translator, int | None], tuple[str, tuple[tuple[Button, ...], ...]]]:
+    """A deal's result drawn again in another language for one reader (a public table's private copies)."""
     barrel, sitting_out = _barrel_before(state, r.number), _sitting_out(state, r.dealer)
 
-    def redraw(t: Translator) -> tuple[str, tuple[tuple[Button, ...], ...]]:
+    def redraw(t: Translator, reader: int | None) -> tuple[str, tuple[tuple[Button, ...], ...]]:
         rendered = render_result(
             t,
             r,
@@ -438,6 +443,7 @@ def _redraw_result(
             barrel_before=barrel,
             sitting_out=sitting_out,
             rules=state.rules,
+            reader=reader,
         )
         return rendered.text, ()
 

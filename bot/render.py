@@ -15,6 +15,7 @@ from bot.help import help_lines
 from bot.i18n import LANGUAGE_NAMES, N_, Translator, translator
 from bot.markup import escape
 from bot.model import Button
+from bot.reader import about
 from bot.table import ChatSettings, SeatDoc
 from bot.views import HIDDEN, PublicTableView, SeatLabel
 from core import events as ev
@@ -269,6 +270,7 @@ def render_table(
     *,
     live: bool = True,
     unseen_tricks: Sequence[tuple[int, Trick]] = (),
+    reader: int | None = None,
 ) -> Rendered:
     """The group's table message for the current deal: only public facts.
 
@@ -276,25 +278,26 @@ def render_table(
     ephemeral answer on Discord). `live`: the message is redrawn at every move; when it is not (the
     compact policy), it names nobody whose turn may be over before the next redraw: "bidding in
     progress", the player who leads the trick. `unseen_tricks` (number, trick): tricks taken since the
-    last drawing that the "Last trick" line does not show (several taken in one command)."""
+    last drawing that the "Last trick" line does not show (several taken in one command). `reader`: the
+    seat that reads it, if one does (`bot.reader`: "You play blind", "Declarer: you")."""
     names = _names(t, v.seats)
     lines = [t._("**Deal {number}** · dealer: {name}").format(number=v.deal_number + 1, name=names[v.dealer])]
     sitting_out = [s for s in range(len(v.seats)) if s not in v.active]
     if sitting_out:
         lines.append(t._("Sits out: {name}").format(name=names[sitting_out[0]]))
     if v.blind_seat >= 0:
-        lines.append(t._("{name} plays blind.").format(name=names[v.blind_seat]))
+        lines.append(about(t, N_("{name} plays blind."), names, v.blind_seat, reader))
     if v.auction:
         lines.append(t._("Bids: {bids}").format(bids=_auction_text(t, names, v.auction)))
     if v.sale:
         lines.append(t._("Talon sale: {bids}").format(bids=_auction_text(t, names, v.sale)))
     if v.declarer >= 0:
         if v.phase == Phase.PLAY or v.phase == Phase.DONE:
-            lines.append(
-                t._("Declarer: {name}, contract {value}").format(name=names[v.declarer], value=v.contract)
-            )
+            declarer = N_("Declarer: {name}, contract {value}")
+            lines.append(about(t, declarer, names, v.declarer, reader, value=v.contract))
         else:
-            lines.append(t._("Declarer: {name}, bid {value}").format(name=names[v.declarer], value=v.bid))
+            declarer = N_("Declarer: {name}, bid {value}")
+            lines.append(about(t, declarer, names, v.declarer, reader, value=v.bid))
     if v.talon_on_table:
         lines.append(t._("Talon: {cards}").format(cards=t.cards(v.talon)))
     elif v.declarer >= 0 and not v.talon and v.phase in (Phase.EXCHANGE, Phase.CONTRACT, Phase.DISCARD):
@@ -465,7 +468,7 @@ def render_hand(
         lines.append(t._("Bids: {bids}").format(bids=_auction_text(t, names, sv.auction)))
     if sv.declarer >= 0 and sv.phase != Phase.BIDDING:
         value = sv.contract if sv.phase in (Phase.PLAY, Phase.DONE) else sv.bid
-        lines.append(t._("Declarer: {name}, {value}").format(name=names[sv.declarer], value=value))
+        lines.append(about(t, N_("Declarer: {name}, {value}"), names, sv.declarer, seat, value=value))
     if sv.talon and sv.phase in (Phase.TALON, Phase.SALE, Phase.EXCHANGE, Phase.CONTRACT, Phase.DISCARD):
         lines.append(t._("Talon: {cards}").format(cards=t.cards(sv.talon)))
     if sv.trump >= 0:
@@ -666,8 +669,14 @@ def render_heading(t: Translator, title: str) -> str:
     return t._("🃏 Game in «{title}»").format(title=escape(title))
 
 
-PLAYED_ONLY = (N_("Last trick: {cards} → {name}"), TRICK_TAKEN, N_("Talon taken by {name}: {cards}"))
-"""Lines that show only cards of tricks taken or of a finished deal's public talon (its result)."""
+PLAYED_ONLY = (
+    N_("Last trick: {cards} → {name}"),
+    TRICK_TAKEN,
+    N_("Talon taken by {name}: {cards}"),
+    N_("Talon you took: {cards}"),
+)
+"""Lines that show only cards of tricks taken or of a finished deal's public talon (its result, told to
+everyone or to the declarer)."""
 
 
 def without_played_tricks(text: str, lang: str) -> str:

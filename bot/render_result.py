@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.i18n import Translator
+from bot.i18n import N_, Translator
 from bot.model import Button
+from bot.reader import TO_READER, about
 from bot.render import PLAYED_ONLY, Payload, Rendered, Trick, _names, _trick_text, escape_code, trick_lines
 from bot.views import SeatLabel
 from core.rules import Rounding, RuleSet
@@ -18,31 +19,44 @@ from core.scoring import DealResult, round_defender
 
 __all__ = [
     "TALON_OF_DEAL",
+    "TALON_OF_DEAL_TO_READER",
     "render_result",
     "render_score_sheet",
+    "result_notes",
     "rounding_text",
+    "talon_of_deal",
 ]
 
 TALON_OF_DEAL = PLAYED_ONLY[2]
 """A finished deal's public talon in its result (only cards of a deal that is over)."""
+TALON_OF_DEAL_TO_READER = TO_READER[TALON_OF_DEAL]
+"""The same line told to the declarer (`bot.reader`)."""
 
 
-def _ending_text(t: Translator, r: DealResult, names: list[str]) -> str:
-    d = names[r.declarer] if r.declarer >= 0 else "—"
+def talon_of_deal(t: Translator, r: DealResult, names: Sequence[str], reader: int | None = None) -> str:
+    """The result's line of the talon everyone saw (`DealResult.talon`), told to `reader`."""
+    return about(t, TALON_OF_DEAL, names, r.declarer, reader, cards=t.cards(r.talon))
+
+
+def _ending_text(t: Translator, r: DealResult, names: Sequence[str], reader: int | None = None) -> str:
+    """How the deal ended, as a sentence chosen for `reader` (the declarer reads "You failed 105")."""
     if r.ending == "redeal":
         return t._("Four nines: the cards are dealt again.")
+    if r.declarer < 0:  # no declarer to name (not a deal the engine ends so): a dash, never a reader
+        names, reader = [*names, "—"], None
+        declarer = len(names) - 1
+    else:
+        declarer = r.declarer
     if r.ending == "bomb":
-        return t._("{name} bombs: the deal is not played.").format(name=d)
+        return about(t, N_("{name} bombs: the deal is not played."), names, declarer, reader)
     if r.ending == "concede":
-        return t._("{name} concedes {value}.").format(name=d, value=r.contract)
+        return about(t, N_("{name} concedes {value}."), names, declarer, reader, value=r.contract)
     declarer_points = r.points[r.declarer]
     if r.made:
-        return t._("{name} made {value} ({points} points).").format(
-            name=d, value=r.contract, points=declarer_points
-        )
-    return t._("{name} failed {value} ({points} points).").format(
-        name=d, value=r.contract, points=declarer_points
-    )
+        template = N_("{name} made {value} ({points} points).")
+    else:
+        template = N_("{name} failed {value} ({points} points).")
+    return about(t, template, names, declarer, reader, value=r.contract, points=declarer_points)
 
 
 def _zero_reason(
@@ -94,6 +108,7 @@ def render_result(
     barrel_before: Sequence[bool] = (),
     sitting_out: int | None = None,
     rules: RuleSet | None = None,
+    reader: int | None = None,
 ) -> Rendered:
     """A deal's result: how it ended, each seat's score and new total (public).
 
@@ -106,7 +121,7 @@ def render_result(
     names = _names(t, seats)
     lines = [t._("**Deal {number}: result**").format(number=r.number + 1)]
     if r.talon and r.declarer >= 0:
-        lines.append(t._(TALON_OF_DEAL).format(name=names[r.declarer], cards=t.cards(r.talon)))
+        lines.append(talon_of_deal(t, r, names, reader))
     lines.extend(trick_lines(t, names, unseen_tricks))
     if last_trick is not None:
         cards, trick_seats, winner = last_trick
@@ -115,12 +130,14 @@ def render_result(
                 cards=_trick_text(t, names, cards, trick_seats), name=names[winner]
             )
         )
-    lines.append(_ending_text(t, r, names))
+    lines.append(_ending_text(t, r, names, reader))
     if r.blind:
         lines.append(t._("A blind game: the score counts double."))
     for s, ms in enumerate(r.marriages):
         for m in ms:
-            lines.append(t._("{name} declared {marriage}.").format(name=names[s], marriage=t.marriage(m)))
+            lines.append(
+                about(t, N_("{name} declared {marriage}."), names, s, reader, marriage=t.marriage(m))
+            )
     for s in range(len(r.totals)):
         score = r.scores[s]
         line = f"{names[s]}: {score:+d} → **{r.totals[s]}**"
@@ -135,15 +152,22 @@ def render_result(
         if r.barrel and r.barrel[s]:
             line += " 🛢"
         lines.append(line)
+    lines.extend(result_notes(t, r, names, reader))
+    return Rendered("\n".join(lines))
+
+
+def result_notes(t: Translator, r: DealResult, names: Sequence[str], reader: int | None = None) -> list[str]:
+    """The barrel's penalties, the 555s and the four nines of a deal, told to `reader`."""
+    lines = []
     for note in r.notes:
         kind, _, who = note.partition(":")
         if kind == "barrel_penalty":
-            lines.append(t._("{name} stayed too long on the barrel.").format(name=names[int(who)]))
+            lines.append(about(t, N_("{name} stayed too long on the barrel."), names, int(who), reader))
         elif kind == "samosval":
-            lines.append(t._("{name} hit 555: back to zero.").format(name=names[int(who)]))
+            lines.append(about(t, N_("{name} hit 555: back to zero."), names, int(who), reader))
     for s in r.four_nines:
-        lines.append(t._("{name} held four nines.").format(name=names[s]))
-    return Rendered("\n".join(lines))
+        lines.append(about(t, N_("{name} held four nines."), names, s, reader))
+    return lines
 
 
 def render_score_sheet(

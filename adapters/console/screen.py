@@ -7,12 +7,13 @@ would pile up. `Screen` turns each message into the lines worth printing:
   a group chat and the "game has started" edit are left out);
 - the talon once per deal, wherever it would appear again (the table reprinted after each move, the
   hand, the note of the talon taken);
-- the hand without what the table printed just above it (bids, declarer, trump, the trick);
-- sentences about the person at the terminal in the second person ("You bomb", "Gra zakończona przez ciebie"),
-  since they are its only reader: the service writes them about a name, for a group.
+- the hand without what the table printed just above it (bids, declarer, trump, the trick).
 
-Lines are matched by the translated message templates (`{field}` becomes a group), so this works in
-every language and never guesses from English words.
+Sentences about the person at the terminal come in the second person from the service ("You failed 105"):
+the terminal's table is in the person's private chat, so the service renders its messages for them
+(`bot.reader`). Nothing here changes what a sentence says: a line is only printed or left out. Lines are
+matched by the translated message templates (`{field}` becomes a group), so this works in every language
+and never guesses from English words.
 """
 
 from __future__ import annotations
@@ -23,38 +24,20 @@ from dataclasses import dataclass, field, replace
 from typing import Final
 
 from bot.i18n import N_, Translator
-from bot.markup import escape
 from bot.model import Message
 
-__all__ = ["SECOND_PERSON", "YOU", "Screen", "template_regex"]
+__all__ = ["YOU", "Screen", "template_regex"]
 
 YOU: Final = N_("You")
 """The name of the person at the terminal unless they choose one (`thousand play --name`)."""
 
-SECOND_PERSON: Final = {
-    N_("{name} ended the game."): N_("You ended the game."),
-    N_("{name} bombs: the deal is not played."): N_("You bomb: the deal is not played."),
-    N_("{name} concedes {value}."): N_("You concede {value}."),
-    N_("{name} made {value} ({points} points)."): N_("You made {value} ({points} points)."),
-    N_("{name} failed {value} ({points} points)."): N_("You failed {value} ({points} points)."),
-    N_("{name} declared {marriage}."): N_("You declared {marriage}."),
-    N_("{name} held four nines."): N_("You held four nines."),
-    N_("{name} hit 555: back to zero."): N_("You hit 555: back to zero."),
-    N_("{name} plays blind."): N_("You play blind."),
-    N_("{name} stayed too long on the barrel."): N_("You stayed too long on the barrel."),
-    # Nominal in English, a verb in some languages ("Играет Вы" would not agree).
-    N_("Declarer: {name}, bid {value}"): N_("Declarer: you, bid {value}"),
-    N_("Declarer: {name}, contract {value}"): N_("Declarer: you, contract {value}"),
-    N_("Declarer: {name}, {value}"): N_("Declarer: you, {value}"),
-    N_("Talon taken by {name}: {cards}"): N_("You took the talon: {cards}"),
-}
-"""Sentences whose subject may be the person at the terminal, and the same sentence addressed to them."""
 
 _LOBBY_CHAT_ONLY: Final = (N_("Created by {name}."), N_("Join, add computer players, then start."))
 """Lobby lines that speak to a group chat (who opened the table, buttons to press)."""
 
 _TALON: Final = N_("Talon: {cards}")
 _TALON_NOTES: Final = (N_("You took the talon: {cards}"), N_("The talon: {cards}"))
+"""A hand's notes of the talon (a deal's result tells its talon again, as its own line: it is kept)."""
 
 _SHOWN_BY_TABLE: Final = (
     (N_("Bids: {bids}"), (N_("Bids: {bids}"),)),
@@ -62,6 +45,10 @@ _SHOWN_BY_TABLE: Final = (
     (
         N_("Declarer: {name}, {value}"),
         (N_("Declarer: {name}, contract {value}"), N_("Declarer: {name}, bid {value}")),
+    ),
+    (
+        N_("Declarer: you, {value}"),
+        (N_("Declarer: you, contract {value}"), N_("Declarer: you, bid {value}")),
     ),
     (N_("Last trick: {cards}"), (N_("Last trick: {cards} → {name}"),)),
     (N_("Trick: {cards}"), (N_("Trick {number}: {cards}"),)),
@@ -107,11 +94,6 @@ class Screen:
 
     def __post_init__(self) -> None:
         t = self.t
-        names = "|".join(re.escape(n) for n in dict.fromkeys((self.name, escape(self.name))))
-        self._you = [
-            (template_regex(t._(third), {"name": names}), t._(second))
-            for third, second in SECOND_PERSON.items()
-        ]
         self._chat_only = [template_regex(t._(line)) for line in _LOBBY_CHAT_ONLY]
         self._talon = template_regex(t._(_TALON))
         self._talon_notes = [template_regex(t._(note)) for note in _TALON_NOTES]
@@ -150,14 +132,7 @@ class Screen:
             self.talons.clear()  # the next deal has a talon of its own
         if not lines:
             return None
-        return replace(message, text="\n".join(self._addressed(line) for line in lines))
-
-    def _addressed(self, line: str) -> str:
-        for pattern, second in self._you:
-            m = pattern.fullmatch(line)
-            if m:
-                return second.format(**m.groupdict())
-        return line
+        return replace(message, text="\n".join(lines))
 
     def _on_table(self, line: str) -> bool:
         """Whether the table printed last says what this line of the hand says."""

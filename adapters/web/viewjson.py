@@ -17,7 +17,13 @@ from bot.i18n import N_, Translator, translator
 from bot.ladder import Rating
 from bot.public.fanout import PUBLIC_PLATFORM
 from bot.render import PHASE_NAMES, give_order, hand_order
-from bot.render_result import TALON_OF_DEAL, _ending_text, _zero_reason, rounding_text
+from bot.render_result import (
+    _ending_text,
+    _zero_reason,
+    result_notes,
+    rounding_text,
+    talon_of_deal,
+)
 from bot.table import TableDoc
 from bot.views import CompletedTrick, PublicTableView, SeatLabel, previous_tricks, public_view, seat_labels
 from core.actions import (
@@ -143,6 +149,8 @@ def view_json(
     # The deals that ended since the last card the page may have seen, with their tricks and results,
     # while the next deal has no trick yet (its last two tricks often play themselves and the next deal
     # follows in the same update; a redeal or a bomb can follow at once too): the page shows each.
+    # The seat's person reads the results: sentences about them say "You" (`bot.reader`).
+    reader = seat if seat is not None and 0 <= seat < len(doc.seats) else None
     if state.results and (state.finished or not pv.completed):
         recent = []
         for r in reversed(state.results):
@@ -151,7 +159,7 @@ def view_json(
                 {
                     "deal": r.number + 1,
                     "tricks": _tricks_json(tricks),
-                    "result": _result_json(t, state, r, names),
+                    "result": _result_json(t, state, r, names, reader),
                 }
             )
             if r.ending == "played" or len(recent) >= 4:
@@ -263,9 +271,12 @@ def _heading(doc: TableDoc, labels: Sequence[SeatLabel]) -> str:
     return f"1000 · {doc.title}"
 
 
-def _result_json(t: Translator, state: GameState, r: DealResult, names: list[str]) -> dict[str, Any]:
+def _result_json(
+    t: Translator, state: GameState, r: DealResult, names: list[str], reader: int | None = None
+) -> dict[str, Any]:
     """A deal's result as the chats tell it, in parts the page lays out: how it ended, and per seat the
-    card points, marriages, the score (with the rounding and the reason for a zero) and the total."""
+    card points, marriages, the score (with the rounding and the reason for a zero) and the total. Told
+    to `reader`, the seat whose page it is ("You failed 105"), if any."""
     rules = state.rules
     earlier = [x for x in state.results if x.number < r.number]
     barrel_before = earlier[-1].barrel if earlier else ()
@@ -291,24 +302,17 @@ def _result_json(t: Translator, state: GameState, r: DealResult, names: list[str
         )
     notes = []
     if r.talon and r.declarer >= 0:  # shown to everyone in the deal (DealResult.talon): told again
-        notes.append(t._(TALON_OF_DEAL).format(name=names[r.declarer], cards=t.cards(r.talon)))
+        notes.append(talon_of_deal(t, r, names, reader))
     if r.blind:
         notes.append(t._("A blind game: the score counts double."))
-    for note in r.notes:
-        kind, _, who = note.partition(":")
-        if kind == "barrel_penalty":
-            notes.append(t._("{name} stayed too long on the barrel.").format(name=names[int(who)]))
-        elif kind == "samosval":
-            notes.append(t._("{name} hit 555: back to zero.").format(name=names[int(who)]))
-    for s in r.four_nines:
-        notes.append(t._("{name} held four nines.").format(name=names[s]))
+    notes.extend(result_notes(t, r, names, reader))
     return {
         "deal": r.number + 1,
         "declarer": r.declarer,
         "contract": r.contract,
         "made": r.made,
         "ending": r.ending,
-        "summary": _ending_text(t, r, names),
+        "summary": _ending_text(t, r, names, reader),
         "rows": rows,
         "notes": notes,
     }

@@ -13,8 +13,10 @@ from bot.context import Context, Refusal
 from bot.gameflow import seat_user
 from bot.handlers.base import NO, YES, parse_number, parse_seat_number
 from bot.handlers.information import InformationHandlers
-from bot.i18n import LANGUAGE_NAMES, LANGUAGES, negotiate, translator
+from bot.i18n import LANGUAGE_NAMES, LANGUAGES, N_, negotiate, translator
+from bot.markup import escape
 from bot.ports import Handler
+from bot.reader import about
 from bot.render import (
     language_list,
     seat_name,
@@ -186,8 +188,13 @@ class ManagementHandlers(InformationHandlers):
         if doc.status == "lobby":
             self._close_lobby(ctx, "ended")
             return
-        t = ctx.t_group()
-        ctx.to_group(t._("{name} ended the game.").format(name=ctx.user.name), kind="notice")
+        seat = doc.seat_of(ctx.user.key)
+        if seat is None:  # a chat admin who does not play
+            t = ctx.t_group()
+            ctx.to_group(t._("{name} ended the game.").format(name=ctx.user.name), kind="notice")
+        else:
+            names = [escape(label.name) for label in seat_labels(doc)]
+            ctx.to_group_read(lambda t, reader: about(t, N_("{name} ended the game."), names, seat, reader))
         self.flow.finish(ctx, "ended")
 
     async def turn_warning(self, ctx: Context) -> None:

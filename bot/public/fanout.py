@@ -5,7 +5,10 @@ strangers from different platforms who read different languages and share no cha
 service addresses to its group is delivered instead to each seated person (not to one handed to a computer
 for good: they left), under the same key (one table message per deal, edited in place as in a group), and
 drawn again in that person's language when the message can be (`Redraw`: the table, a deal's result, the
-final score sheet, a fixed phrase). This module sits below `bot.context` and knows no handler.
+final score sheet, a fixed phrase). A message whose sentences may speak of its reader (`ReaderRedraw`: the
+table, a deal's result, "ended the game") is drawn for each person as their seat: their copy is private,
+so it says "You failed 105" where the others' say "Ala failed 105" (`bot.reader`). This module sits below
+`bot.context` and knows no handler.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from bot.model import Button, Group, Message, Private, UserRef
 from bot.public.refusals import PUBLIC_REFUSED
 from bot.table import TableDoc
 
-__all__ = ["PUBLIC_PLATFORM", "Redraw", "fan_out", "is_public"]
+__all__ = ["PUBLIC_PLATFORM", "ReaderRedraw", "Redraw", "fan_out", "is_public"]
 
 PUBLIC_PLATFORM: Final = "pub"
 """The `platform` part of a public table's id (`pub:<random>`): no chat of any platform has it."""
@@ -28,25 +31,39 @@ PUBLIC_PLATFORM: Final = "pub"
 Redraw = Callable[[Translator], tuple[str, tuple[tuple[Button, ...], ...]]]
 """A group message drawn in another language: its text and buttons."""
 
+ReaderRedraw = Callable[[Translator, int | None], tuple[str, tuple[tuple[Button, ...], ...]]]
+"""A group message drawn in a language for one reader (a seat; None: the group's many readers)."""
+
 
 def is_public(table_id: str) -> bool:
     return table_id.startswith(PUBLIC_PLATFORM + ":")
 
 
-def fan_out(doc: TableDoc, messages: Sequence[Message], redraws: Mapping[str, Redraw]) -> list[Message]:
-    """`messages` with each `Group` message replaced by one `Private` copy per seated person, in order."""
+def fan_out(
+    doc: TableDoc,
+    messages: Sequence[Message],
+    redraws: Mapping[str, Redraw],
+    reader_redraws: Mapping[str, ReaderRedraw] | None = None,
+) -> list[Message]:
+    """`messages` with each `Group` message replaced by one `Private` copy per seated person, in order:
+    drawn for that person's seat where the message has a `ReaderRedraw`."""
+    reader_redraws = reader_redraws or {}
     out: list[Message] = []
     for message in messages:
         if not isinstance(message.audience, Group):
             out.append(message)
             continue
         drawn: dict[str, tuple[str, tuple[tuple[Button, ...], ...]]] = {}
-        for seat in doc.seats:
+        key = message.key if message.key is not None else f"#{id(message)}"
+        for i, seat in enumerate(doc.seats):
             if not seat.human or seat.user is None:
                 continue
             lang = seat.lang if seat.lang in LANGUAGES and seat.lang else doc.settings.language
-            redraw = redraws.get(message.key if message.key is not None else f"#{id(message)}")
-            if lang == message.language or redraw is None:
+            redraw = redraws.get(key)
+            for_reader = reader_redraws.get(key)
+            if for_reader is not None:
+                text, buttons = for_reader(translator(lang), i)
+            elif lang == message.language or redraw is None:
                 text, buttons, lang = message.text, message.buttons, message.language
             else:
                 if lang not in drawn:

@@ -17,7 +17,8 @@ from babel.messages.pofile import read_po
 from rich.console import Console
 
 from adapters.console.app import GameOptions, play
-from adapters.console.screen import SECOND_PERSON, template_regex
+from adapters.console.screen import template_regex
+from bot.reader import TO_READER
 from bot.i18n import translator
 
 THOUSAND = Path(sys.executable).with_name("thousand")
@@ -310,7 +311,7 @@ def test_the_talon_is_printed_once_per_deal(english_game: str) -> None:
     deals: list[list[str]] = [[]]
     in_results = 0
     for panel in panels:
-        talons = re.findall(r"(?:Talon|The talon|You took the talon): ([^│\n]+?)\s*│", panel)
+        talons = re.findall(r"(?:Talon|The talon|You took the talon|Talon you took): ([^│\n]+?)\s*│", panel)
         if re.search(r"Deal \d+: result", panel):
             assert len(talons) <= 1 and all(t in deals[-1] for t in talons), (talons, deals[-1])
             in_results += len(talons)
@@ -389,7 +390,7 @@ def test_a_whole_game_in_another_language_has_no_english(lang: str, args: tuple[
     # Sentences about the player are said to them, with the verb agreeing ("Играете вы", not "Играет Вы").
     t = translator(lang)
     lines = [line.removeprefix("> ").strip("│ ") for line in out.splitlines()]
-    for third, second in SECOND_PERSON.items():
+    for third, second in TO_READER.items():
         about, to_you = template_regex(t._(third), {"name": re.escape(you)}), template_regex(t._(second))
         # (Polish "Gra: Ty, ..." is both: the sentence has no verb to agree.)
         assert not any(about.fullmatch(line) and not to_you.fullmatch(line) for line in lines), third

@@ -22,7 +22,7 @@ from adapters.web.viewjson import view_json
 from bot.handlers import Handlers
 from bot.i18n import translator
 from bot.render import hand_order
-from bot.render_result import TALON_OF_DEAL
+from bot.render_result import talon_of_deal
 from bot.service import Service
 from bot.storage import MemoryStore
 from core.actions import Give
@@ -93,14 +93,18 @@ async def test_every_trick_and_each_result_reach_the_view(solo: Harness, preset:
         assert [row["total"] for row in shown["rows"]] == list(r.totals)
         if r.ending in ("played", "concede"):
             assert str(r.contract) in shown["summary"], shown["summary"]
+        # Told to the page's reader: their own contract in the second person, made or failed as scored.
+        if r.ending == "played" and r.declarer == seat:
+            said = "You made" if r.made else "You failed"
+            assert shown["summary"].startswith(said + f" {r.contract} "), shown["summary"]
+        elif r.ending == "played":
+            said = "made" if r.made else "failed"
+            assert shown["summary"].startswith(f"{doc.seats[r.declarer].name} {said} "), shown["summary"]
         # The talon everyone saw is told again, as in the chats' result; a secret one never.
         talon_notes = [n for n in shown["notes"] if n.startswith("Talon")]
         if r.talon and r.declarer >= 0:
-            assert talon_notes == [
-                translator("en")
-                ._(TALON_OF_DEAL)
-                .format(name=doc.seats[r.declarer].name, cards=translator("en").cards(r.talon))
-            ], shown["notes"]
+            names = [s.name for s in doc.seats]
+            assert talon_notes == [talon_of_deal(translator("en"), r, names, seat)], shown["notes"]
             talons += 1
         else:
             assert talon_notes == [], shown["notes"]
