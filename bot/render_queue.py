@@ -18,6 +18,7 @@ from bot.model import Button
 __all__ = [
     "QUEUE_KEY",
     "offer_buttons",
+    "render_found",
     "render_options",
     "render_waiting",
     "waiting_buttons",
@@ -51,6 +52,11 @@ def render_waiting(t: Translator, options: Options, waiting: int, waited: float,
             t._("Nobody else has come yet. Start now with computers in the empty seats, or keep waiting?")
         )
     return "\n".join(lines)
+
+
+def render_found(t: Translator) -> str:
+    """The status's last state once the player is seated at a table the matcher built."""
+    return "✅ " + t._("A table was found: your game starts below.")
 
 
 def waiting_buttons(t: Translator, cancel: str) -> tuple[tuple[Button, ...], ...]:

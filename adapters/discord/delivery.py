@@ -64,8 +64,10 @@ _NO_MENTIONS = discord.AllowedMentions.none()
 
 
 def coalesce(messages: Sequence[Message]) -> list[Message]:
-    """One message per (audience, key): the last one, notifying if any of them did."""
-    out: list[Message] = []
+    """One message per (audience, key): the last one, notifying if any of them did. In the place of the
+    first, unless the last is posted anew (`notify`) and other keyed messages for the same reader come
+    between: then in its own place, after them (the next deal's hand below the deal's result)."""
+    out: list[Message | None] = []
     index: dict[tuple[object, str], int] = {}
     for m in messages:
         if m.key is None:
@@ -76,9 +78,20 @@ def coalesce(messages: Sequence[Message]) -> list[Message]:
         if i is None:
             index[k] = len(out)
             out.append(m)
+            continue
+        earlier = out[i]
+        assert earlier is not None
+        merged = replace(m, notify=m.notify or earlier.notify)
+        between = out[i + 1 :]
+        if m.notify and any(
+            x is not None and x.key is not None and x.audience == m.audience for x in between
+        ):
+            out[i] = None
+            index[k] = len(out)
+            out.append(merged)
         else:
-            out[i] = replace(m, notify=m.notify or out[i].notify)
-    return out
+            out[i] = merged
+    return [m for m in out if m is not None]
 
 
 def _turn_of(message: Message) -> str | None:

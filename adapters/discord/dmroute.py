@@ -9,7 +9,9 @@ one (`Outbox._dm` keeps each key's version). The table is one message per deal (
 the hand one message, as in a channel. A public hand has no "Hand here" switch: there is no channel.
 
 A press in the DM whose answer is the pressed message's next state (the status after Keep waiting, the
-hand after a move) is answered by updating that message: one call, and the interaction's answer. The
+hand after a move) is answered by updating that message: one call, and the interaction's answer. Not a
+new message that follows another new one (the next deal's hand after the deal's result): drawn into the
+pressed message it would stand above the result; it is posted below it, in the order produced. The
 presser's other messages go by DM like everyone else's; refusals (`Sender`) stay ephemeral answers.
 
 References of messages posted once per deal or game (a deal's table, result, score sheet, phrase) are
@@ -65,6 +67,11 @@ def _uid(m: Message) -> int | None:
         return None
 
 
+def _posted(m: Message) -> bool:
+    """A message posted anew in the DM (not an edit of one already there)."""
+    return m.key is None or m.notify
+
+
 class DirectRoute:
     """Sends `by_dm` messages; one per `Outbox`."""
 
@@ -95,8 +102,12 @@ class DirectRoute:
         if pressed is None or not reply.in_dm:
             return list(messages)
         uid = reply.user_id
-        for m in messages:
+        for i, m in enumerate(messages):
             if m.key is None or _uid(m) != uid:
+                continue
+            if m.notify and any(_posted(x) for x in messages[:i] if _uid(x) == uid):
+                # A new message to come before it (the deal's result before the next deal's hand): drawn
+                # into the pressed message, above that one, it would be read out of order. Posted below.
                 continue
             found = await self.refs.dm(uid, m.key)
             if found is None or found[1].message_id != pressed.id:

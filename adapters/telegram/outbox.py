@@ -19,7 +19,14 @@ identical to one still waiting (ten `/rules` answers for one group) is dropped t
 Each message has a priority (`limits.URGENT`, `NORMAL`, `INFO`): the worker sends the most urgent
 waiting message first (in order among equals), deletions of replaced messages come after everything
 else of the chat, and a less urgent send that is waiting for the budget gives way when a more urgent
-message arrives (the rate limiter raises `Preempted`; the message goes back to its place). A queue
+message arrives (the rate limiter raises `Preempted`; the message goes back to its place). One thing
+priority never does: post a keyed message (a table, a deal's result, a hand: the game's own messages)
+before a keyed message queued earlier for the same chat. People read a chat from top to bottom, so
+the result of deal 1 must stand above the table of deal 2, and a status edited to "a table was found"
+must say so before the table appears. A keyed message queued earlier is therefore as urgent as the
+most urgent keyed message posted after it (`_effective`), and a keyed message that replaces one still
+waiting while other keyed messages wait behind that one takes its place at the end of the queue (the
+order the service produced them in). Unkeyed answers and notices still give way. A queue
 holds at most `QUEUE_LIMIT` messages: beyond, the least urgent, oldest unkeyed one is dropped (logged).
 Keyed messages are never dropped there: there is one per key at most, and a chat has few keys.
 
@@ -50,7 +57,7 @@ import itertools
 import json
 import logging
 from collections import deque
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
@@ -237,6 +244,8 @@ class _Chat:
     """Part of the message being delivered went out: it no longer gives way."""
     current: Op | None = None
     """The message being delivered."""
+    rank: int = NORMAL
+    """Its urgency when it was taken (`_effective`): the budget it draws from."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,7 +343,7 @@ class Outbox:
                 if _newer(pending.version, op.version):
                     self.stats.outdated += 1
                     return  # the waiting message already shows a newer table
-                queue[i] = replace(
+                merged = replace(
                     pending,
                     content=op.content,
                     silent=pending.silent and op.silent,
@@ -344,6 +353,13 @@ class Outbox:
                     optional=pending.optional and op.optional,
                 )
                 self.stats.merged += 1
+                if op.fresh and any(q.key is not None for q in itertools.islice(queue, i + 1, None)):
+                    # A new message (the next deal's hand) replacing one that waits in front of other keyed
+                    # messages (the deal's result): posted where it was produced, after them.
+                    del queue[i]
+                    queue.append(merged)
+                else:
+                    queue[i] = merged
                 return
         elif any(p.key is None and _same(p, op) for p in queue):
             self.stats.duplicates += 1
@@ -372,11 +388,13 @@ class Outbox:
 
     @staticmethod
     def _take(chat: _Chat) -> Op:
-        """The most urgent waiting message (the oldest of those)."""
+        """The most urgent waiting message (the oldest of those), urgency as `_effective` has it."""
         queue = chat.queue
-        best = min(range(len(queue)), key=lambda i: (queue[i].rank, i))
+        ranks = _effective(queue)
+        best = min(range(len(queue)), key=lambda i: (ranks[i], i))
         op = queue[best]
         del queue[best]
+        chat.rank = ranks[best]
         return op
 
     def _give_way(self, chat: _Chat, op: Op) -> None:
@@ -629,16 +647,20 @@ class Outbox:
         way (a more urgent message waits, and nothing of `op` has gone out yet). None without a limiter."""
         if self.bot.rate_limiter is None:
             return {}
-        rank = op.rank
+        rank = chat.rank if chat.current is op else op.rank
 
         def still_wanted() -> bool:
             # Nothing of it went out yet: a stopping process hands it over instead of waiting on; a less
-            # urgent one gives way to a more urgent one.
+            # urgent one gives way to a more urgent one (not to a keyed message queued after it, which it
+            # must precede: put back, it would be taken again at once).
             if chat.started:
                 return True
             if self._stopping:
                 return False
-            return rank <= URGENT or not any(p.rank < rank for p in chat.queue)
+            if rank <= URGENT:
+                return True
+            ranks = _effective([op, *chat.queue])
+            return not any(r < ranks[0] for r in ranks[1:])
 
         wake = chat.halt if rank <= URGENT else chat.wake
         return {"rate_limit_args": SendArgs(rank, still_wanted, wake, optional=op.optional)}
@@ -879,6 +901,22 @@ def _decode_pile(value: str | None) -> tuple[str | None, list[int]]:
 
 def _encode_pile(series: str, ids: list[int]) -> str:
     return f"{series}|{','.join(map(str, ids))}"
+
+
+def _effective(queue: Iterable[Op]) -> list[int]:
+    """The urgency of each waiting message in the order of sending: its own, raised for a keyed message
+    to that of the most urgent keyed message posted anew after it (a post must not overtake it). Unkeyed
+    messages (answers, notices) keep their own and may be overtaken."""
+    ops = list(queue)
+    ranks = [o.rank for o in ops]
+    behind = INFO + 1
+    for i in range(len(ops) - 1, -1, -1):
+        if ops[i].key is None:
+            continue
+        ranks[i] = min(ranks[i], behind)
+        if ops[i].fresh:
+            behind = min(behind, ops[i].rank)
+    return ranks
 
 
 def _newer(version: int | None, than: int | None) -> bool:

@@ -262,12 +262,12 @@ class QueueDesk:
                 continue
             del self._waiting[key]
             if seated is not None:
-                text = "✅ " + t._("A table was found: your game starts below.")
-            else:
-                text = t._(
-                    "You are no longer in the queue (nothing was heard from it for a while). "
-                    "/play looks again."
-                )
+                # Seated: the process that built the table said so with its first messages, before the
+                # table (`bot.public.builder.build_matches`): said here too, it would come after.
+                continue
+            text = t._(
+                "You are no longer in the queue (nothing was heard from it for a while). /play looks again."
+            )
             out.append(self._final(waiter.user, waiter.chat_key, t, text))
         return out
 

@@ -4,7 +4,9 @@
 formed but did not confirm in time (`MatchQueue.unbuilt`: it died after forming them), opens each
 one's table (`open_public_table`, idempotent per match id) and confirms it (`MatchQueue.built`, which
 seats the players at the table id). The messages returned are the tables' first messages, for the
-process's relay to deliver (`bot.relay`).
+process's relay to deliver (`bot.relay`), each led by every seated person's queue status saying that a
+table was found: the status says so before the table appears (the desk's refresh, every 2 s, came
+seconds after the table and the hand).
 """
 
 from __future__ import annotations
@@ -12,10 +14,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 
+from bot.i18n import translator
 from bot.matchmaking.base import MatchQueue
 from bot.matchmaking.model import Match, pool_size
-from bot.model import Message, UserRef
+from bot.model import Message, Private, UserRef
 from bot.public.tables import PublicMatch, open_public_table
+from bot.render_queue import QUEUE_KEY, render_found
 from bot.service import Service
 from bot.table import TableDoc
 
@@ -47,9 +51,24 @@ async def build_matches(service: Service, queue: MatchQueue, now: float | None =
     out: list[Message] = []
     for match in [*await queue.match(now), *await queue.unbuilt(now)]:
         try:
-            out.extend((await build_match(service, queue, match))[1])
+            _, messages = await build_match(service, queue, match)
+            if messages:  # none: another process built it, and said so
+                out.extend(await _found(service, public_match(match).players))
+            out.extend(messages)
         except Exception:
             log.exception("building the table of match %s failed", match.match_id)
+    return out
+
+
+async def _found(service: Service, players: tuple[UserRef, ...]) -> list[Message]:
+    """Each person's queue status, in their language: a table was found (no buttons left)."""
+    version = int(service.clock() * 1000)
+    out = []
+    for user in players:
+        t = translator(await service.language_of(user))
+        out.append(
+            Message(Private(user), render_found(t), QUEUE_KEY, language=t.lang, kind="queue", version=version)
+        )
     return out
 
 
