@@ -7,6 +7,7 @@ import asyncio
 import os
 import signal
 import sys
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -77,7 +78,11 @@ async def test_own_platform_here_the_others_through_their_streams(client: Redis)
 async def test_a_consumer_killed_mid_stream_leaves_its_entries_to_the_other(client: Redis) -> None:
     """Consumer A reads ten entries and hangs for good in the middle of the fourth (a process killed while
     the platform call was in flight: no release, no ack). B takes over what A left pending once it is
-    idle long enough, waits out A's lease on the fourth, and every message is shown exactly once."""
+    idle long enough, waits out A's lease on the fourth, and every message is shown exactly once.
+
+    Nothing here hangs on the machine being idle: "not idle long enough yet" is asked with an idle time
+    no pause can reach, the lease is long beside the steps taken under it, and its end is waited for
+    (each poll's outcome checked), not slept through."""
     producer = RedisRelay(client, "tg", Screen())
     await producer.dispatch([msg(BORIS, f"m{i}", key=f"k{i}", version=i + 1) for i in range(10)])
     hung = asyncio.Event()
@@ -89,23 +94,33 @@ async def test_a_consumer_killed_mid_stream_leaves_its_entries_to_the_other(clie
             await asyncio.Future()  # never returns: the process is gone
         await a_screen(message)
 
-    guard = Guard(client, lease_ms=400)
+    lease = 3.0
+    guard = Guard(client, lease_ms=int(lease * 1000))
     a = RelayConsumer(client, "dc", a_deliver, name="dc-a", guard=guard, min_idle_ms=200)
     b_screen = Screen()
-    b = RelayConsumer(client, "dc", b_screen, name="dc-b", guard=guard, min_idle_ms=200)
+    b = RelayConsumer(client, "dc", b_screen, name="dc-b", guard=guard, min_idle_ms=600_000)
     await a.ensure_group()
     killed = asyncio.create_task(a.poll(block_ms=100))
-    await asyncio.wait_for(hung.wait(), 5)
+    await asyncio.wait_for(hung.wait(), 30)
+    leased_at = time.monotonic()  # A's lease on m3 was taken just before
     assert a_screen.texts == ["m0", "m1", "m2"]
     pending = await client.xpending(stream_key("dc"), GROUP)
     assert pending["pending"] == 7 and {c["name"] for c in pending["consumers"]} == {b"dc-a"}
     try:
-        assert await b.poll(block_ms=10) == 0  # nothing new, and A's entries are not idle long enough yet
+        assert await b.poll(block_ms=10) == 0  # nothing new, and A's entries are not idle long enough
+        assert b_screen.texts == []
+        b.min_idle_ms = 200
         await asyncio.sleep(0.25)
         await b.poll(block_ms=10)  # takes over m3..m9: m3's lease is A's, the rest are shown
-        assert b_screen.texts == [f"m{i}" for i in range(4, 10)]
-        await asyncio.sleep(0.45)  # A's lease on m3 runs out, and m3 is idle again
-        await b.poll(block_ms=10)
+        took_over = time.monotonic()
+        if took_over - leased_at < lease:
+            assert b_screen.texts == [f"m{i}" for i in range(4, 10)]
+        # A's lease on m3 runs out, and m3 is idle again: B shows it then, not before.
+        while "m3" not in b_screen.texts:
+            assert time.monotonic() - leased_at < lease + 30, "m3 was never taken over"
+            await asyncio.sleep(0.1)
+            await b.poll(block_ms=10)
+            assert "m3" not in b_screen.texts or time.monotonic() - leased_at >= lease * 0.9
         assert sorted(a_screen.texts + b_screen.texts) == sorted(f"m{i}" for i in range(10))
         assert len(a_screen.texts + b_screen.texts) == 10
         assert (await client.xpending(stream_key("dc"), GROUP))["pending"] == 0
