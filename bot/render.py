@@ -18,19 +18,11 @@ from bot.model import Button
 from bot.reader import about
 from bot.table import ChatSettings, SeatDoc
 from bot.views import HIDDEN, PublicTableView, SeatLabel
+from bot.vocabulary import PAGE_MARK, Choice, Mover, menu, picks, values
+from bot.vocabulary import give_order as give_order  # the words of moves live there; kept here for callers
+from bot.vocabulary import page_start as page_start
 from core import events as ev
-from core.actions import (
-    Action,
-    Bid,
-    Bomb,
-    Concede,
-    Contract,
-    Crawl,
-    Pass,
-    Play,
-    SellTalon,
-    TakeTalon,
-)
+from core.actions import Action
 from core.cards import CARD_NAMES, SUIT_MASKS, cards_of
 from core.deal import ACE_SUIT, Phase
 from core.events import Event
@@ -352,23 +344,10 @@ def render_table(
 # --- the hand (private) ---------------------------------------------------------------------------
 
 
-def _card_arg(c: int) -> str:
-    return CARD_NAMES[c]
-
-
 VALUES_ON_ONE_PAGE = 12
 """Up to this many values (three rows of four) show at once; more go on pages."""
 PAGE_SIZE = 8
 """Values per page (two rows of four), under a row that turns the pages."""
-PAGE_MARK = "p"
-"""A page button's argument: `p180` redraws the hand at the page holding 180 (bid and contract buttons)."""
-
-
-def page_start(arg: str) -> int | None:
-    """The value a page button (`p180`) asks to show, or None when `arg` is not a page argument."""
-    if arg.startswith(PAGE_MARK) and arg[1:].isdigit() and len(arg) <= 8:
-        return int(arg[1:])
-    return None
 
 
 def _value_buttons(
@@ -404,10 +383,15 @@ def _value_buttons(
     return [*rows_of(pages[index]), tuple(nav)]
 
 
-def _card_rows(
-    t: Translator, cards: Sequence[int], make: Callable[[int], Button]
-) -> list[tuple[Button, ...]]:
-    buttons = [make(c) for c in hand_order(cards)]
+def _card_rows(sv: SeatView, choices: Sequence[Choice], payload: Payload) -> list[tuple[Button, ...]]:
+    """Card choices (`bot.vocabulary`) as buttons in rows of four, in the order of the hand."""
+    place = {CARD_NAMES[c]: i for i, c in enumerate(hand_order(cards_of(sv.hand)))}
+
+    def card(ch: Choice) -> str:  # a card to play is `QS` (`QS !`); a pick adds its card to those chosen
+        return ch.args[0] if ch.command == "play" else ch.args[-1]
+
+    ordered = sorted(choices, key=lambda ch: place.get(card(ch), len(place)))
+    buttons = [Button(ch.label, payload(ch.command, ch.args)) for ch in ordered]
     return [tuple(buttons[i : i + 4]) for i in range(0, len(buttons), 4)]
 
 
@@ -489,12 +473,6 @@ def render_hand(
     return Rendered("\n".join(lines), tuple(rows))
 
 
-def give_order(active: Sequence[int], seat: int) -> list[int]:
-    """Who gets the cards of a give, in order: clockwise from the giver's left."""
-    i = list(active).index(seat)
-    return [active[(i + k) % len(active)] for k in range(1, len(active))]
-
-
 def _mask(cards: Sequence[int]) -> int:
     m = 0
     for c in cards:
@@ -511,97 +489,75 @@ def _prompt(
     selection: tuple[int, ...],
     page: int | None = None,
 ) -> tuple[str, list[tuple[Button, ...]]]:
+    """What to do now and its buttons: the choices of `bot.vocabulary.menu`, laid out for a chat (bid
+    values in pages, cards in the hand's order, a give or a lay-down one card at a time)."""
     phase = sv.phase
+    mover = Mover.of_view(sv)
+    # A give or a lay-down is picked one card at a time (`picks`), not offered as every combination.
+    choices = menu(t, mover, [a for a in legal if a.kind not in ("give", "discard")])
+
+    def kind(*kinds: str) -> list[Choice]:
+        return [c for c in choices if c.kind in kinds]
+
+    def button(c: Choice) -> Button:
+        return Button(c.label, payload(c.command, c.args))
+
     rows: list[tuple[Button, ...]]
     if phase == Phase.BLIND:
-        rows = [
-            (
-                Button(t._("Play blind"), payload("blind", ("yes",))),
-                Button(t._("Look at my cards"), payload("blind", ("no",))),
-            )
-        ]
+        rows = [tuple(button(c) for c in sorted(kind("blind"), key=lambda c: c.args != ("yes",)))]
         return t._("play blind (without looking at your cards)?"), rows
     if phase in (Phase.BIDDING, Phase.SALE):
-        values = [a.value for a in legal if type(a) is Bid]
-        rows = []
-        if any(type(a) is Pass for a in legal):
-            rows.append((Button(t._("Pass"), payload("pass", ())),))
-        rows += _value_buttons(t, values, "bid", payload, page)
-        may_pass = any(type(a) is Pass for a in legal)
+        bids = values(legal, "bid")
+        may_pass = bool(kind("pass"))
+        rows = [(button(c),) for c in kind("pass")]
+        rows += _value_buttons(t, bids, "bid", payload, page)
         if phase == Phase.SALE:
             text = t._("the talon is for sale: buy it with a bid, or pass.")
-        elif not values:
+        elif not bids:
             text = t._("you can only pass.")
-        elif len(values) == 1 and may_pass:
-            text = t._("bid {value} or pass.").format(value=values[0])
-        elif len(values) == 1:
-            text = t._("open the bidding at {value}.").format(value=values[0])
+        elif len(bids) == 1 and may_pass:
+            text = t._("bid {value} or pass.").format(value=bids[0])
+        elif len(bids) == 1:
+            text = t._("open the bidding at {value}.").format(value=bids[0])
         elif may_pass:
-            text = t._("bid from {low} to {high}, or pass.").format(low=values[0], high=values[-1])
+            text = t._("bid from {low} to {high}, or pass.").format(low=bids[0], high=bids[-1])
         else:
-            text = t._("open the bidding: from {low} to {high}.").format(low=values[0], high=values[-1])
+            text = t._("open the bidding: from {low} to {high}.").format(low=bids[0], high=bids[-1])
         return text, rows
     if phase == Phase.TALON:
-        rows = []
-        for a in legal:
-            if type(a) is TakeTalon and sv.talon_size == 4:
-                rows.append(
-                    (Button(t._("Take pile {n}").format(n=a.pile + 1), payload("take", (str(a.pile + 1),))),)
-                )
-            elif type(a) is TakeTalon:
-                rows.append((Button(t._("Take the talon"), payload("take", ())),))
-            elif type(a) is SellTalon:
-                rows.append((Button(t._("Sell the talon"), payload("sell", ())),))
-        return t._("take the talon."), rows
+        return t._("take the talon."), [(button(c),) for c in kind("take", "sell")]
+    remaining = [c for c in cards_of(sv.hand) if c not in selection]
     if phase == Phase.DISCARD:
-        rows = _card_rows(
-            t,
-            [c for c in cards_of(sv.hand) if c not in selection],
-            lambda c: Button(t.card(c), payload("discard", (*map(_card_arg, selection), _card_arg(c)))),
-        )
+        rows = _card_rows(sv, picks(t, "discard", remaining, selection), payload)
         if selection:
             return t._("lay down one more card (chosen: {cards}).").format(cards=t.cards(selection)), rows
         return t._("lay down two cards in place of the pile."), rows
     if phase == Phase.EXCHANGE:
-        others = give_order(sv.active, sv.seat)
+        others = mover.give_order()
         target = others[len(selection)] if len(selection) < len(others) else others[-1]
-        rows = _card_rows(
-            t,
-            [c for c in cards_of(sv.hand) if c not in selection],
-            lambda c: Button(t.card(c), payload("give", (*map(_card_arg, selection), _card_arg(c)))),
-        )
-        extra = []
-        if any(type(a) is Bomb for a in legal):
-            extra.append(Button(t._("Bomb"), payload("bomb", ())))
-        if any(type(a) is Concede for a in legal):
-            extra.append(Button(t._("Concede"), payload("concede", ())))
+        rows = _card_rows(sv, picks(t, "give", remaining, selection), payload)
+        extra = kind("bomb", "concede")
         if extra and not selection:
-            rows.append(tuple(extra))
+            rows.append(tuple(button(c) for c in extra))
         text = t._("give a card to {name}.").format(name=names[target])
         if selection:
             text += " " + t._("(chosen: {cards})").format(cards=t.cards(selection))
         return text, rows
     if phase == Phase.CONTRACT:
-        values = [a.value for a in legal if type(a) is Contract]
-        if len(values) == 1:
-            text = t._("fix your contract at {value}.").format(value=values[0])
+        contracts = values(legal, "contract")
+        if len(contracts) == 1:
+            text = t._("fix your contract at {value}.").format(value=contracts[0])
         else:
-            text = t._("fix your contract: from {low} to {high}.").format(low=values[0], high=values[-1])
-        return text, _value_buttons(t, values, "contract", payload, page)
+            text = t._("fix your contract: from {low} to {high}.").format(
+                low=contracts[0], high=contracts[-1]
+            )
+        return text, _value_buttons(t, contracts, "contract", payload, page)
     # Play
-    plays = [a for a in legal if type(a) is Play]
-    rows = _card_rows(
-        t,
-        [a.card for a in plays if not a.declare],
-        lambda c: Button(t.card(c), payload("play", (_card_arg(c),))),
-    )
-    declaring = [a.card for a in plays if a.declare]
+    rows = _card_rows(sv, kind("card"), payload)
+    declaring = kind("declare")
     if declaring:
-        rows += _card_rows(
-            t, declaring, lambda c: Button(f"{t.card(c)} ★", payload("play", (_card_arg(c), "!")))
-        )
-    if any(type(a) is Crawl for a in legal):
-        rows.append((Button(t._("Crawl"), payload("crawl", ())),))
+        rows += _card_rows(sv, declaring, payload)
+    rows += [(button(c),) for c in kind("crawl")]
     text = t._("play a card.") if sv.trick else t._("lead a card.")
     if declaring:
         text += " " + t._("★ declares the marriage.")

@@ -17,11 +17,9 @@ from bot.render import (
     render_lobby,
 )
 from bot.table import ChatSettings, TableDoc, UserPrefs
+from bot.vocabulary import NO as NO  # words for yes and no (blind games, rule options)
+from bot.vocabulary import YES as YES
 from core.rules import preset
-
-# Words for yes and no in the supported languages (blind bids, rule options).
-YES = frozenset({"yes", "y", "1", "true", "on", "tak", "да", "так", "jah", "evet"})
-NO = frozenset({"no", "n", "0", "false", "off", "nie", "нет", "ні", "ei", "hayır", "hayir"})
 
 
 class HandlerBase:

@@ -2,36 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from bot.context import Context, Refusal
-from bot.handlers.base import NO, YES, HandlerBase, parse_number
-from bot.i18n import Translator, parse_card_in
+from bot.handlers.base import HandlerBase
+from bot.i18n import Translator
 from bot.ports import Handler
-from bot.render import give_order, page_start
-from core.actions import (
-    BLIND_NO,
-    BLIND_YES,
-    BOMB,
-    CONCEDE,
-    CRAWL,
-    PASS,
-    SELL,
-    Action,
-    Bid,
-    Contract,
-    Discard,
-    Give,
-    Play,
-    TakeTalon,
-    bid_action,
-    contract_action,
-)
-from core.cards import CardParseError, mask_of
+from bot.vocabulary import MoveError, Mover, Page, Pick, parse_move
+from core.actions import Action, Bid, Contract, Play
+from core.cards import mask_of
 from core.deal import Phase
-from core.rules import Declaration
-
-_DECLARE = frozenset({"!", "+", "★", "declare", "marriage"})
 
 
 class MoveHandlers(HandlerBase):
@@ -67,84 +45,28 @@ class MoveHandlers(HandlerBase):
         await self.flow.run_computers(ctx)
         self.flow.conclude(ctx)
 
-    def _card(self, ctx: Context, token: str) -> int:
-        # A button carries the international notation (`KS`): read with a Turkish reader's letters first,
-        # its K (kız, the queen) would be another card. Typed cards are read with the reader's letters.
-        langs = (ctx.user_lang(), ctx.group_lang()) if ctx.command.source != "button" else ()
-        try:
-            return parse_card_in(token.rstrip("!"), langs)
-        except CardParseError:
-            raise Refusal("bad_card") from None
-
-    def _cards(self, ctx: Context, args: Sequence[str]) -> list[int]:
-        tokens = [part for arg in args for part in arg.replace(",", " ").split()]
-        return [self._card(ctx, tok) for tok in tokens]
-
     def _parse_move(self, ctx: Context, name: str, seat: int) -> Action | None:
-        """The action a move command names; None when a button picked part of a multi-card move."""
-        args = ctx.command.args
+        """The action a move command names (`bot.vocabulary.parse_move`); None when a button turned a page
+        of values or picked part of a multi-card move (the hand is redrawn with it, nothing is saved)."""
         state = ctx.state
         assert state is not None
-        if name == "pass":
-            return PASS
-        if name in ("bid", "contract"):
-            if not args:
-                raise Refusal("missing_argument")
-            page = page_start(args[0]) if ctx.command.source == "button" else None
-            if page is not None:
-                # A page of the values: the hand redrawn at it, nothing saved (the version stays, and
-                # with it every button of the page).
-                self.flow.hand_message(ctx, seat, force=True, notify=False, page=page)
-                return None
-            value = parse_number(args[0])
-            return bid_action(value) if name == "bid" else contract_action(value)
-        if name == "play":
-            if not args:
-                raise Refusal("missing_argument")
-            card = self._card(ctx, args[0])
-            declare = args[0].endswith("!") or any(a.lower() in _DECLARE for a in args[1:])
-            if state.rules.declaration != Declaration.CHOICE:
-                declare = False
-            return Play(card, declare)
-        if name == "give":
-            deal = state.deal
-            others = give_order(deal.active, seat)
-            cards = self._cards(ctx, args)
-            if len(cards) < len(others) and ctx.command.source == "button":
-                self._selection(ctx, seat, cards)
-                return None
-            if len(cards) != len(others):
-                raise Refusal("bad_give")
-            return Give(tuple(sorted(zip(others, cards, strict=True))))
-        if name == "discard":
-            cards = self._cards(ctx, args)
-            if len(cards) < 2 and ctx.command.source == "button":
-                self._selection(ctx, seat, cards)
-                return None
-            if len(cards) != 2:
-                raise Refusal("bad_discard")
-            return Discard(tuple(sorted(cards)))
-        if name == "take":
-            pile = parse_number(args[0]) - 1 if args else 0
-            if pile < 0:
-                raise Refusal("no_such_pile")
-            return TakeTalon(pile)
-        if name == "blind":
-            if not args:
-                return BLIND_YES
-            word = args[0].lower()
-            if word in YES:
-                return BLIND_YES
-            if word in NO:
-                return BLIND_NO
-            raise Refusal("bad_value")
-        if name == "sell":
-            return SELL
-        if name == "bomb":
-            return BOMB
-        if name == "concede":
-            return CONCEDE
-        return CRAWL
+        button = ctx.command.source == "button"
+        # Typed cards are read with the reader's letters first; a button's carry the notation (`KS`).
+        langs = () if button else (ctx.user_lang(), ctx.group_lang())
+        try:
+            parsed = parse_move(
+                name, ctx.command.args, Mover.of_state(state, seat), langs=langs, button=button
+            )
+        except MoveError as error:
+            raise Refusal(error.code) from None
+        if isinstance(parsed, Page):
+            # The version stays, and with it every button of the page.
+            self.flow.hand_message(ctx, seat, force=True, notify=False, page=parsed.start)
+            return None
+        if isinstance(parsed, Pick):
+            self._selection(ctx, seat, list(parsed.cards))
+            return None
+        return parsed
 
     def _selection(self, ctx: Context, seat: int, cards: list[int]) -> None:
         """Part of a give or lay-down picked with buttons: show the hand with the choice so far."""
