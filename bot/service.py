@@ -34,6 +34,7 @@ from bot.ports import Handler, HandlersFactory
 from bot.presence import Presence, drop_seen_hands
 from bot.public.fanout import is_public
 from bot.public.refusals import PUBLIC_REFUSED, refusal_text
+from bot.public.rematch import Rematch, offer_turn
 from bot.render import render_error, render_help
 from bot.settings import Settings
 from bot.snapshot import GameCache
@@ -101,6 +102,9 @@ class Service:
         self.public_seats: Callable[[TableDoc, list[str]], Awaitable[None]] | None = None
         """Told, after the save, who no longer sits at a public table (all at its end, one who left):
         the matchmaker frees them to queue again (`bot.public.builder.free_seats`)."""
+        self.rematch: Rematch | None = None
+        """Play again at a finished public table (`bot.public.rematch.PublicRematch`), where the process
+        runs public tables: `again` there and the offer's deadline. Without it `again` is refused there."""
         self.queue_commands: Callable[[Command], Awaitable[list[Message]]] | None = None
         """The public games' queue (`bot.handlers.queue.QueueDesk.handle`), where the process runs it:
         `queue` and `cancel` are about the sender, not a table, and pass the command budget first."""
@@ -185,6 +189,8 @@ class Service:
         except Refusal as refusal:
             lang = await self.language_of(command.user, command.chat.key)
             return [self._error_message(command, refusal.code, lang)]
+        if is_public(table_id) and name == "again" and self.rematch is not None:
+            return await self.rematch.handle(command, table_id)
         if is_public(table_id) and name in PUBLIC_REFUSED:
             return [await self._public_refusal(command)]
         handler = self.handlers.for_command(name)
@@ -341,6 +347,8 @@ class Service:
                 token=f"{doc.serial}.L{secrets.token_hex(3)}",
                 deadline=ctx.now + self.settings.lobby_idle_seconds,
             )
+        if doc.status == "finished" and self.rematch is not None:
+            return offer_turn(doc, ctx.now)  # a public game's offer to play again, else none
         if doc.status != "game" or ctx.state is None or ctx.state.finished:
             return None
         seconds = doc.settings.turn_seconds
@@ -439,6 +447,10 @@ class Service:
             return []
         if stage == "w":
             return await self._warn(table_id, doc, turn, now)
+        if stage == "r":
+            messages = [] if self.rematch is None else await self.rematch.due(table_id, base, now)
+            await self.store.clear_deadline(table_id, token)
+            return messages
         command = _timer_command(doc)
 
         async def fire(ctx: Context) -> None:
@@ -555,6 +567,8 @@ def _take_title(ctx: Context) -> None:
 def _store_deadline(turn: TurnDoc, now: float) -> Deadline:
     if turn.kind == "lobby":
         return Deadline(turn.deadline, f"{turn.token}:l")
+    if turn.kind == "rematch":
+        return Deadline(turn.deadline, f"{turn.token}:r")
     if turn.warn_at is not None and turn.warn_at > now:
         return Deadline(turn.warn_at, f"{turn.token}:w")
     return Deadline(turn.deadline, f"{turn.token}:a")

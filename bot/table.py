@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["ChatSettings", "GameDoc", "SeatDoc", "TableDoc", "TurnDoc", "UserPrefs"]
+__all__ = ["ChatSettings", "GameDoc", "RematchDoc", "SeatDoc", "TableDoc", "TurnDoc", "UserPrefs"]
 
 Status = Literal["lobby", "game", "finished"]
 
@@ -85,11 +85,27 @@ class TurnDoc(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    kind: Literal["turn", "lobby"]
+    kind: Literal["turn", "lobby", "rematch"]
     token: str
     deadline: float
     warn_at: float | None = None
     seat: int = -1
+
+
+class RematchDoc(BaseModel):
+    """A finished public game's offer to play again with the same people (`bot.public.rematch`)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    deadline: float
+    """Until when the people may agree (the game's end and `REMATCH_SECONDS`)."""
+    accepted: list[str] = Field(default_factory=list)
+    """User keys of those who agreed, in the order they did."""
+    declined: list[str] = Field(default_factory=list)
+    next: str | None = None
+    """The new table's id, once it started."""
+    closed: bool = False
+    """Decided: the new game started, or nobody agreed in time."""
 
 
 class TableDoc(BaseModel):
@@ -123,6 +139,8 @@ class TableDoc(BaseModel):
     ended: str | None = None
     """Why a finished table finished: `won`, `ended`, `idle`, `abandoned`."""
     ended_by: str | None = None
+    rematch: RematchDoc | None = None
+    """A finished public game's offer to play again (none at a group's table: it has `again`)."""
 
     def seat_of(self, user_key: str) -> int | None:
         """The seat of a human (also an away one; not one handed to a computer for good)."""

@@ -69,16 +69,24 @@ def fan_out(
                 if lang not in drawn:
                     drawn[lang] = redraw(translator(lang))
                 text, buttons = drawn[lang]
-            buttons = _public_buttons(buttons, translator(lang))
+            offer = doc.ended == "won" and doc.rematch is not None
+            buttons = _public_buttons(buttons, translator(lang), offer)
+            if message.kind == "final" and offer:
+                from bot.public.rematch import rematch_line  # it needs `bot.context`, which needs this
+
+                text = f"{text}\n\n{rematch_line(translator(lang))}"
             user = UserRef(seat.platform or "", seat.user_id or "", seat.name, lang)
             out.append(replace(message, audience=Private(user), text=text, buttons=buttons, language=lang))
     return out
 
 
-def _public_buttons(buttons: tuple[tuple[Button, ...], ...], t: Translator) -> tuple[tuple[Button, ...], ...]:
+def _public_buttons(
+    buttons: tuple[tuple[Button, ...], ...], t: Translator, offer: bool = False
+) -> tuple[tuple[Button, ...], ...]:
     """Without the buttons of commands a public table refuses; the score sheet's "Play again" becomes
-    "Game record" (`export`): once the game is over nobody sits at the table any more, so a private
-    `/export` no longer finds it, and the button names the table."""
+    **Play again** and **No thanks** of the offer to play again with the same people (`offer`: a won
+    game's; `bot.public.rematch`) and "Game record" (`export`): once the game is over nobody sits at the
+    table any more, so a private `/export` no longer finds it, and the button names the table."""
     rows: list[tuple[Button, ...]] = []
     for row in buttons:
         kept: list[Button] = []
@@ -89,6 +97,10 @@ def _public_buttons(buttons: tuple[tuple[Button, ...], ...], t: Translator) -> t
                 kept.append(button)
                 continue
             if p.name == "again":
+                if offer:
+                    again = encode_payload("again", (), p.version, p.table_id, p.tag)
+                    no = encode_payload("again", ("no",), p.version, p.table_id, p.tag)
+                    rows.append((Button(t._("Play again"), again), Button(t._("No thanks"), no)))
                 payload = encode_payload("export", (), p.version, p.table_id, p.tag)
                 kept.append(Button(t._("Game record"), payload))
             elif p.name not in PUBLIC_REFUSED:
