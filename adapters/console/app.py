@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Final
 from rich.console import Console
 from rich.text import Text
 
+from adapters.console.prompt import LineReader
 from adapters.console.render import message_renderable
 from adapters.console.screen import YOU, Screen
 from adapters.console.verbs import again_word, neutral, verbs_line
@@ -289,17 +289,15 @@ class ConsoleGame:
         return not self.over
 
 
-async def _stdin_line(prompt: str) -> str | None:
-    def read() -> str | None:
-        sys.stdout.write(prompt)
-        sys.stdout.flush()
-        line = sys.stdin.readline()
-        if line == "":
-            sys.stdout.write("\n")  # Ctrl-D leaves the cursor after the prompt
-            return None
-        return line
+def _stdin_lines() -> ReadLine:
+    """Lines from the terminal, edited with readline (arrows, history) when it is one; piped lines as
+    they come (adapters/console/prompt.py)."""
+    reader = LineReader()
 
-    return await asyncio.to_thread(read)
+    async def read(prompt: str) -> str | None:
+        return await asyncio.to_thread(reader.read, prompt)
+
+    return read
 
 
 async def play(
@@ -321,7 +319,7 @@ async def play(
     )
     rng = random.Random(options.seed) if options.seed is not None else None
     service = Service(MemoryStore(), settings, handlers=Handlers, rng=rng)
-    game = ConsoleGame(service, console or Console(highlight=False), read_line or _stdin_line, options)
+    game = ConsoleGame(service, console or Console(highlight=False), read_line or _stdin_lines(), options)
     try:
         return await game.loop()
     finally:
