@@ -50,7 +50,7 @@ async def test_every_trick_and_each_result_reach_the_view(solo: Harness, preset:
     seen: dict[int, list[dict[str, Any]]] = {}  # deal -> the longest list of its tricks seen in a view
     results: dict[int, dict[str, Any]] = {}
     deals = 3
-    for _ in range(400):
+    for _ in range(1200):
         version, doc = await solo.doc()
         assert doc is not None
         state = await solo.state()
@@ -75,13 +75,17 @@ async def test_every_trick_and_each_result_reach_the_view(solo: Harness, preset:
         # The hand and the playable cards in the chats' order (by suit, high to low).
         assert view["hand"] == [CARD_NAMES[c] for c in hand_order(cards_of(state.deal.hands[seat]))]
         assert view["legal_cards"] == [c for c in view["hand"] if c in set(view["legal_cards"])]
-        if len(state.results) >= deals or state.finished:
+        # Played on until a deal's talon was shown to everyone, which a Polish deal does unless its
+        # declarer was forced (all passed: `PUBLIC_UNLESS_FORCED`); the computers are seeded anew each run,
+        # and three forced deals in a row came about one run in four.
+        public_talon = any(r.talon for r in state.results) or preset != "polish"
+        if (len(state.results) >= deals and public_talon) or state.finished:
             break
         assert await solo.play_turn(rng, {seat: ME}, sensible=True)
     state = await solo.state()
     assert len(state.results) >= deals
     talons = 0
-    for r in state.results[:deals]:
+    for r in state.results:
         # Every trick of every finished deal reached the view, as the engine took it.
         assert seen[r.number + 1] == engine_tricks(state, r.number), r.number
         if r.ending == "played":
@@ -123,7 +127,7 @@ async def test_every_trick_and_each_result_reach_the_view(solo: Harness, preset:
             )
             if row["score"] == 0 and r.ending == "played":
                 assert row["reason"], row  # a zero says why
-    assert talons or preset != "polish"  # the Polish talon is shown to everyone in every played deal
+    assert talons or preset != "polish"  # the Polish talon is shown to everyone unless the bid was forced
 
 
 async def test_a_seat_is_named_once_and_the_give_says_what_it_does(solo: Harness) -> None:
