@@ -11,11 +11,12 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Final, get_args
 
-from bot.i18n import LANGUAGE_NAMES, LANGUAGES, parse_card_in, translator
+from bot.i18n import LANGUAGE_NAMES, LANGUAGES, translator
 from bot.service import Service
 from bot.settings import AI_LEVELS
-from core.actions import Bid, Contract, Play
-from core.cards import CARD_NAMES, CardParseError
+from bot.vocabulary import Mover, menu, values, words
+from bot.vocabulary import card_word as card_value  # what a chosen card sends (kept for callers)
+from core.actions import Play
 from core.game import GameState
 from core.rules import PRESETS, RuleSet
 
@@ -61,28 +62,25 @@ class Suggest:
         if found is None:
             return []
         state, seat, lang = found
-        t = translator(lang)
+        # The menu's card choices (`bot.vocabulary`), each sending the words a reader of `lang` types.
+        mover = Mover.of_state(state, seat)
+        plays = [a for a in state.legal_actions(seat) if type(a) is Play]
         out = []
-        for action in state.legal_actions(seat):
-            if type(action) is not Play:
-                continue
-            label = t.card(action.card) + (" ★" if action.declare else "")
-            value = card_value(action.card, lang) + (" !" if action.declare else "")
-            if _matches(current, label, value):
-                out.append(Choice(label, value))
+        for action, choice in zip(plays, menu(translator(lang), mover, plays), strict=True):
+            value = " ".join(words(action, mover, lang)[1])
+            if _matches(current, choice.label, value):
+                out.append(Choice(choice.label, value))
         return out[:MAX_CHOICES]
 
     async def bids(self, table_id: str, user_key: str, current: str) -> list[int]:
         """The bids the user may make now (in the auction or the talon sale)."""
-        return await self._values(table_id, user_key, current, Bid)
+        return await self._values(table_id, user_key, current, "bid")
 
     async def contracts(self, table_id: str, user_key: str, current: str) -> list[int]:
         """The contracts the user may fix now (after the exchange)."""
-        return await self._values(table_id, user_key, current, Contract)
+        return await self._values(table_id, user_key, current, "contract")
 
-    async def _values(
-        self, table_id: str, user_key: str, current: str, kind: type[Bid] | type[Contract]
-    ) -> list[int]:
+    async def _values(self, table_id: str, user_key: str, current: str, command: str) -> list[int]:
         """Every legal value that starts with what was typed: with nothing typed the lowest 24 and the
         highest (Discord shows 25 at most); typing the first digits narrows them to the rest (at most 20
         values start with the same digit when values go in steps of 5)."""
@@ -90,24 +88,11 @@ class Suggest:
         if found is None:
             return []
         state, seat, _ = found
-        values = [a.value for a in state.legal_actions(seat) if type(a) is kind]
-        chosen = [v for v in values if _matches(str(current), str(v))]
+        legal = values(state.legal_actions(seat), command)
+        chosen = [v for v in legal if _matches(str(current), str(v))]
         if len(chosen) > MAX_CHOICES:
             chosen = [*chosen[: MAX_CHOICES - 1], chosen[-1]]
         return chosen
-
-
-def card_value(card: int, lang: str) -> str:
-    """What a chosen card sends: the international notation (`KS`), unless the reader's letters would read
-    it as another card (a Turkish K is the queen, kız), then the reader's own (`P♠`). A slash command's
-    card is typed text, read with the reader's letters first."""
-    name = CARD_NAMES[card]
-    try:
-        if parse_card_in(name, (lang,)) == card:
-            return name
-    except CardParseError:
-        pass
-    return translator(lang).card(card)
 
 
 def setting_names(current: str) -> list[Choice]:

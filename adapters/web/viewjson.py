@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from bot.commands import encode_payload, table_tag
-from bot.i18n import N_, Translator, translator
+from bot.i18n import Translator, translator
 from bot.ladder import Rating
 from bot.public.fanout import PUBLIC_PLATFORM
-from bot.render import PHASE_NAMES, give_order, hand_order
+from bot.render import PHASE_NAMES, hand_order
 from bot.render_result import (
     _ending_text,
     _zero_reason,
@@ -26,19 +26,16 @@ from bot.render_result import (
 )
 from bot.table import TableDoc
 from bot.views import CompletedTrick, PublicTableView, SeatLabel, previous_tricks, public_view, seat_labels
+from bot.vocabulary import Mover, give_order, menu
 from core.actions import (
     Action,
     Bid,
     Blind,
-    Bomb,
-    Concede,
     Contract,
-    Crawl,
     Discard,
     Give,
     Pass,
     Play,
-    SellTalon,
     TakeTalon,
 )
 from core.cards import CARD_NAMES, SUIT_LETTERS, cards_of
@@ -50,10 +47,6 @@ from core.view import HIDDEN, SeatView, seat_view
 __all__ = ["view_json"]
 
 _MARRIAGE_LETTERS = (*SUIT_LETTERS, "A")
-
-GIVE_LABEL = N_("Give {list}")
-"""The give's confirm button: what it does, "Give 9♣ to Ada, J♦ to Boris"."""
-GIVE_ONE = N_("{card} to {name}")
 
 
 def _tricks_json(tricks: Sequence[CompletedTrick]) -> list[dict[str, Any]]:
@@ -330,102 +323,34 @@ def _private_part(out: dict[str, Any], sv: SeatView, t: Translator) -> None:
 def _actions(
     t: Translator, sv: SeatView, legal: Sequence[Action], payload: Any, names: list[str]
 ) -> tuple[list[dict[str, Any]], list[str]]:
+    """The seat's choices (`bot.vocabulary.menu`: every legal action, a give or a lay-down whole) as the
+    page reads them, and the playable cards in the order of the hand."""
     actions: list[dict[str, Any]] = []
     legal_cards: list[str] = []
-    order = give_order(sv.active, sv.seat) if sv.phase == Phase.EXCHANGE else []
-    for a in legal:
-        kind = type(a)
-        if kind is Pass:
-            actions.append({"kind": "pass", "label": t._("Pass"), "payload": payload("pass", ())})
-        elif kind is Bid:
-            assert isinstance(a, Bid)
-            actions.append(
-                {
-                    "kind": "bid",
-                    "label": str(a.value),
-                    "payload": payload("bid", (str(a.value),)),
-                    "value": a.value,
-                }
-            )
-        elif kind is Contract:
-            assert isinstance(a, Contract)
-            actions.append(
-                {
-                    "kind": "contract",
-                    "label": str(a.value),
-                    "payload": payload("contract", (str(a.value),)),
-                    "value": a.value,
-                }
-            )
-        elif kind is Blind:
-            assert isinstance(a, Blind)
-            label = t._("Play blind") if a.announce else t._("Look at my cards")
-            arg = "yes" if a.announce else "no"
-            actions.append(
-                {
-                    "kind": "blind",
-                    "label": label,
-                    "payload": payload("blind", (arg,)),
-                    "value": int(a.announce),
-                }
-            )
-        elif kind is TakeTalon:
-            assert isinstance(a, TakeTalon)
-            if sv.talon_size == 4:
-                label = t._("Take pile {n}").format(n=a.pile + 1)
-                p = payload("take", (str(a.pile + 1),))
-            else:
-                label, p = t._("Take the talon"), payload("take", ())
-            actions.append({"kind": "take", "label": label, "payload": p, "value": a.pile})
-        elif kind is SellTalon:
-            actions.append({"kind": "sell", "label": t._("Sell the talon"), "payload": payload("sell", ())})
-        elif kind is Bomb:
-            actions.append({"kind": "bomb", "label": t._("Bomb"), "payload": payload("bomb", ())})
-        elif kind is Concede:
-            actions.append({"kind": "concede", "label": t._("Concede"), "payload": payload("concede", ())})
-        elif kind is Crawl:
-            actions.append({"kind": "crawl", "label": t._("Crawl"), "payload": payload("crawl", ())})
-        elif kind is Play:
-            assert isinstance(a, Play)
-            code = CARD_NAMES[a.card]
-            if a.declare:
-                p = payload("play", (code, "!"))
-                actions.append(
-                    {"kind": "declare", "label": f"{t.card(a.card)} ★", "payload": p, "card": code}
-                )
-            else:
-                p = payload("play", (code,))
-                actions.append({"kind": "card", "label": t.card(a.card), "payload": p, "card": code})
-            if code not in legal_cards:
-                legal_cards.append(code)
-        elif kind is Discard:
-            assert isinstance(a, Discard)
-            codes = [CARD_NAMES[c] for c in a.cards]
-            actions.append(
-                {
-                    "kind": "discard",
-                    "label": t.cards(a.cards),
-                    "payload": payload("discard", tuple(codes)),
-                    "cards": codes,
-                }
-            )
-        elif kind is Give:
-            assert isinstance(a, Give)
-            to = dict(a.cards)
-            cards = [to[s] for s in order]
-            codes = [CARD_NAMES[c] for c in cards]
-            given = ", ".join(
-                t._(GIVE_ONE).format(card=t.card(c), name=names[s]) for c, s in zip(cards, order, strict=True)
-            )
-            actions.append(
-                {
-                    "kind": "give",
-                    "label": t._(GIVE_LABEL).format(list=given),
-                    "payload": payload("give", tuple(codes)),
-                    "cards": codes,
-                    "targets": list(order),
-                }
-            )
+    mover = Mover.of_view(sv)
+    order = mover.give_order() if sv.phase == Phase.EXCHANGE else []
+    for choice in menu(t, mover, legal, names):
+        item: dict[str, Any] = {
+            "kind": choice.kind,
+            "label": choice.label,
+            "payload": payload(choice.command, choice.args),
+        }
+        match choice.action:
+            case Bid(value) | Contract(value):
+                item["value"] = value
+            case Blind(announce):
+                item["value"] = int(announce)
+            case TakeTalon(pile):
+                item["value"] = pile
+            case Play(card):
+                item["card"] = CARD_NAMES[card]
+                if item["card"] not in legal_cards:
+                    legal_cards.append(item["card"])
+            case Discard() | Give():
+                item["cards"] = list(choice.args)
+                if choice.kind == "give":
+                    item["targets"] = list(order)
+        actions.append(item)
     # The playable cards in the order of the hand (the page and the chats' card buttons agree).
     place = {CARD_NAMES[c]: i for i, c in enumerate(hand_order(cards_of(sv.hand)))}
     legal_cards.sort(key=lambda code: place.get(code, len(place)))
