@@ -83,6 +83,20 @@ _UI: Final = {
     "start_computers": N_("Start with computers"),
     "keep_waiting": N_("Keep waiting"),
     "play_none": N_("Public games are not available on this bot."),
+    # Issue 25: between deals, the give, the score sheet's marks and history, the page's own marks.
+    "next_deal": N_("Deal {number} has begun: tap Continue to see it."),
+    "give_ready": N_("tap “{button}” to give the cards, or a given card to take it back."),
+    "sheet_marks": N_("✓ contract made · ✗ failed · • bomb or concession"),
+    "sheet_tap": N_("Tap a deal's number to see its result."),
+    "bolt": N_("bolt"),
+    "away": N_("away: a computer plays for this seat"),
+    "points_help": N_("Card points taken in this deal so far."),
+    "points_legend": N_("“+24” by a name: card points taken in this deal so far."),
+    "rating_help": N_("Rating: your public rating for these rules, after each public game."),
+    "provisional_help": N_("“?”: provisional, it settles after a few games."),
+    "time_left": N_("Time left for this turn"),
+    "alerts_on": N_("Sound and vibration on your turn: on (tap to switch off)"),
+    "alerts_off": N_("Sound and vibration on your turn: off (tap to switch on)"),
 }
 
 

@@ -18,6 +18,7 @@ from bot.ladder import Rating
 from bot.public.fanout import PUBLIC_PLATFORM
 from bot.render import PHASE_NAMES, hand_order
 from bot.render_result import (
+    TALON_OF_DEAL,
     _ending_text,
     _zero_reason,
     result_notes,
@@ -122,6 +123,8 @@ def view_json(
         "last_trick": None,
         "tricks": [],
         "recent": [],
+        "history": [],
+        "talon_taken": None,
         "turn_deadline": None,
         "hand": None,
         "actions": [],
@@ -158,6 +161,10 @@ def view_json(
             if r.ending == "played" or len(recent) >= 4:
                 break
         out["recent"] = recent[::-1]
+    # Every finished deal's result (the stored game's), so a page opened or reloaded later can show any
+    # of them, one tap away on its score sheet.
+    out["history"] = [_result_json(t, state, r, names) for r in state.results]
+    out["talon_taken"] = _talon_taken(t, pv, names)
     if doc.turn is not None and doc.turn.kind == "turn" and doc.status == "game":
         out["turn_deadline"] = doc.turn.deadline
     if seat is None or not 0 <= seat < len(doc.seats):
@@ -254,6 +261,18 @@ def _public_part(out: dict[str, Any], pv: PublicTableView, t: Translator) -> Non
         if isinstance(pv.winner, tuple)
         else [pv.winner],
     )
+
+
+def _talon_taken(t: Translator, pv: PublicTableView, names: list[str]) -> dict[str, Any] | None:
+    """The public talon after the declarer took it, until the first trick is over: told in words (the
+    cards are in the declarer's hand now; drawn on the felt they looked like cards in play)."""
+    if not pv.talon or not pv.talon_taken or pv.declarer < 0 or pv.completed or pv.phase == Phase.DONE:
+        return None
+    return {
+        "seat": pv.declarer,
+        "cards": [CARD_NAMES[c] for c in pv.talon],
+        "text": t._(TALON_OF_DEAL).format(name=names[pv.declarer], cards=t.cards(pv.talon)),
+    }
 
 
 def _heading(doc: TableDoc, labels: Sequence[SeatLabel]) -> str:

@@ -84,6 +84,44 @@
     else if (kind === "select") hf.selectionChanged();
     else hf.impactOccurred("light");
   }
+  // Your turn gets noticed: the document title says it (render), and where the device allows a short
+  // vibration and a short tone, which the person can switch off (the bell in the bar; kept by the browser).
+  const ALERT_KEY = "thousand.alerts";
+  function alertsOn() { try { return localStorage.getItem(ALERT_KEY) !== "off"; } catch (e) { return true; } }
+  let audio = null;
+  function beep() {
+    try {
+      const Ctx = window.AudioContext || window.webkitAudioContext;
+      if (!Ctx) return;
+      audio = audio || new Ctx();
+      const osc = audio.createOscillator(), gain = audio.createGain();
+      osc.frequency.value = 880;
+      gain.gain.setValueAtTime(0.08, audio.currentTime);
+      gain.gain.exponentialRampToValueAtTime(0.0001, audio.currentTime + 0.18);
+      osc.connect(gain).connect(audio.destination);
+      osc.start();
+      osc.stop(audio.currentTime + 0.2);
+    } catch (e) { /* no sound here */ }
+  }
+  function alertTurn() {
+    if (!alertsOn()) return;
+    if (tg && tg.HapticFeedback) haptic("success");
+    else if (navigator.vibrate) { try { navigator.vibrate(120); } catch (e) { /* not allowed */ } }
+    beep();
+  }
+  function alertToggle() {
+    const on = alertsOn();
+    const label = on ? S("alerts_on") : S("alerts_off");
+    return h("button", { type: "button", class: "alerts" + (on ? "" : " off"), id: "alerts", title: label, "aria-label": label,
+      "aria-pressed": on ? "true" : "false", onclick: () => {
+        try { localStorage.setItem(ALERT_KEY, alertsOn() ? "off" : "on"); } catch (e) { /* private mode */ }
+        render();
+      } }, icon("bell", null, on ? null : "slash"));
+  }
+  function myTurn(v) {
+    return !!v && v.me !== null && v.status === "game" && !v.finished && v.to_act === v.me;
+  }
+
   let mainHandler = null;
   function mainButton(text, handler) {
     if (!tg || !tg.MainButton) return false;
@@ -220,7 +258,7 @@
     state.view = view;
     if (changed) { state.picks = []; state.selected = null; shown.confirming = null; }
     follow(before, view);
-    if (before && view.me !== null && view.to_act === view.me && before.to_act !== view.me) haptic("success");
+    if (before && myTurn(view) && !myTurn(before)) alertTurn();
     render();
   }
 
@@ -230,8 +268,13 @@
     $("app").dataset.version = String(v.version);
     $("app").dataset.phase = v.phase || "";
     $("app").dataset.deal = String(v.deal || 0);
+    $("app").dataset.tricks = String((v.tricks || []).length);
+    $("app").dataset.contract = String(v.contract || 0);
     $("title").textContent = v.heading || v.title || v.table_id;
-    document.title = v.heading || "1000";
+    const gate = between(v);
+    $("app").classList.toggle("between", gate);
+    $("app").classList.toggle("result-up", gate && shown.panels.length > 0);
+    document.title = (myTurn(v) ? S("your_turn") + " · " : "") + (v.heading || "1000");
     renderFacts(v);
     renderTimer();
     renderSeats(v);
@@ -256,8 +299,14 @@
     else if (v.bid) out.push(fact(S("bid"), h("b", { text: String(v.bid) })));
     if (v.declarer >= 0) out.push(fact(S("declarer"), h("b", { text: nameOf(v.declarer) })));
     if (v.me === null) out.push(h("span", { class: "fact", text: S("spectator") }));
-    if (v.rating) out.push(fact(S("rating"), h("b", { class: "rating", text: String(v.rating.rating) + (v.rating.provisional ? "?" : "") })));
-    out.push(h("span", { class: "fact timer", id: "timer", hidden: true }));
+    if (v.rating) {
+      // "1500?" and the points explain themselves (a tooltip; the legend under the score sheet says it too).
+      const help = S("rating_help") + (v.rating.provisional ? " " + S("provisional_help") : "");
+      out.push(h("span", { class: "fact rating-fact", title: help, "aria-label": S("rating") + " " + v.rating.rating + ". " + help },
+        S("rating") + ": ", h("b", { class: "rating", text: String(v.rating.rating) + (v.rating.provisional ? "?" : "") })));
+    }
+    out.push(h("span", { class: "fact timer", id: "timer", hidden: true, title: S("time_left") }));
+    out.push(alertToggle());
     $("facts").replaceChildren(...out);
   }
 
@@ -274,17 +323,24 @@
       if (seat.active === false) cls.push("inactive");
       const line = h("div", { class: "line" });
       line.append(h("span", {}, S("total") + " ", h("b", { text: String(seat.total) })));
-      if (seat.points) line.append(h("span", {}, "+", h("b", { text: String(seat.points) })));
-      if (seat.bid === 0) line.append(h("span", { text: S("pass") }));
-      else if (seat.bid) line.append(h("span", {}, S("bid") + " ", h("b", { text: String(seat.bid) })));
+      // Between deals (a result on show) the seats tell nothing of the next deal yet.
+      const gate = between(v);
+      if (seat.points && !gate) line.append(h("span", { class: "taken", title: S("points_help") }, "+", h("b", { text: String(seat.points) })));
+      // Bids are the auction's: once the contract is fixed only the declarer's contract is told (a seat
+      // kept "Bid 110" under a contract of 120).
+      if (gate) { /* nothing of the next deal */ }
+      else if (v.contract && s === v.declarer) line.append(h("span", { class: "bid" }, S("contract") + " ", h("b", { text: String(v.contract) })));
+      else if (v.contract) { /* the auction is over */ }
+      else if (seat.bid === 0) line.append(h("span", { class: "bid", text: S("pass") }));
+      else if (seat.bid) line.append(h("span", { class: "bid" }, S("bid") + " ", h("b", { text: String(seat.bid) })));
       const marks = h("div", { class: "line" });
       if (s === v.dealer) marks.append(h("span", { class: "tag dealer", text: "D" }));
       if (seat.barrel) marks.append(h("span", { class: "tag barrel", text: S("barrel") }));
       for (const m of (v.marriages && v.marriages[s]) || []) marks.append(h("span", { class: "tag", title: S("marriage") }, Cards.suit(m, state.strings)));
       const backs = h("div", { class: "backs" });
-      if (s !== v.me) for (let i = 0; i < (seat.cards || 0); i++) backs.append(Cards.back());
+      if (s !== v.me && !gate) for (let i = 0; i < (seat.cards || 0); i++) backs.append(Cards.back());
       return h("div", { class: cls.join(" "), "data-seat": s },
-        h("div", { class: "name" }, seat.name, seat.computer ? botMark() : null, seat.away ? " ⏸" : null),
+        h("div", { class: "name" }, seat.name, seat.computer ? botMark() : null, seat.away ? icon("pause", S("away")) : null),
         line, marks, backs);
     });
     $("seats").replaceChildren(...boxes);
@@ -313,6 +369,39 @@
     return svg;
   }
 
+  // Small marks the page draws itself: an emoji (⏱ ⏸ 🛢 ⚡ 🔔) is an empty box where the system has no
+  // emoji font (Debian's chromium), so none is used. 16 x 16, in the colour of the text around it.
+  const ICONS = {
+    clock: [["circle", { cx: 8, cy: 9, r: 5.6, class: "stroke" }], ["path", { d: "M8 6v3.2l2.2 1.4", class: "stroke" }],
+      ["rect", { x: 6.5, y: 1, width: 3, height: 1.8, rx: 0.6 }]],
+    pause: [["rect", { x: 3.5, y: 3, width: 3, height: 10, rx: 0.8 }], ["rect", { x: 9.5, y: 3, width: 3, height: 10, rx: 0.8 }]],
+    bolt: [["path", { d: "M9.5 1 3 9.2h4.2L6.2 15 13 6.6H8.6z" }]],
+    barrel: [["path", { d: "M4.2 2h7.6c1.6 3.6 1.6 8.4 0 12H4.2c-1.6-3.6-1.6-8.4 0-12z" }],
+      ["path", { d: "M3.4 5.6h9.2M3.4 10.4h9.2", class: "hoop" }]],
+    bell: [["path", { d: "M8 1.6c-2.5 0-4.1 2-4.1 4.5v3.1L2.4 11.6h11.2l-1.5-2.4V6.1c0-2.5-1.6-4.5-4.1-4.5z" }],
+      ["path", { d: "M6.4 12.6a1.6 1.6 0 0 0 3.2 0z" }]],
+    slash: [["path", { d: "M2 2l12 12", class: "stroke" }]],
+  };
+  function icon(name, title, more) {
+    const NS = "http://www.w3.org/2000/svg";
+    const svg = document.createElementNS(NS, "svg");
+    svg.setAttribute("viewBox", "0 0 16 16");
+    svg.setAttribute("class", "icon " + name);
+    svg.setAttribute("data-icon", name);
+    if (title) {
+      svg.setAttribute("role", "img");
+      const t = document.createElementNS(NS, "title");
+      t.textContent = title;
+      svg.append(t);
+    } else svg.setAttribute("aria-hidden", "true");
+    for (const [tag, attrs] of [...ICONS[name], ...(more ? ICONS[more] : [])]) {
+      const e = document.createElementNS(NS, tag);
+      for (const [k, val] of Object.entries(attrs)) e.setAttribute(k, String(val));
+      svg.append(e);
+    }
+    return svg;
+  }
+
   function played(seat, card, win) {
     return h("div", { class: "played" + (win ? " win" : ""), "data-seat": seat },
       card ? Cards.face(card, state.strings) : Cards.back(), h("span", { text: nameOf(seat) }));
@@ -336,7 +425,10 @@
     for (const item of v.recent || []) {
       add(item.deal, item.deal === v.deal ? v.tricks || [] : item.tricks || []);
       if (item.result && item.deal > shown.result) {
+        // A page opened (or reloaded: a Mini App closed and opened again) before the next deal has a
+        // trick shows the last result at once; its history stays on the score sheet.
         if (!fresh) shown.queue.push({ result: item.result });
+        else shown.panels = [...shown.panels, item.result].slice(-3);
         shown.result = item.deal;
       }
     }
@@ -381,12 +473,22 @@
       h("div", { class: "taken", text: nameOf(t.winner) + " +" + t.points }));
   }
 
+  // Between deals: a result is on show (or still to come after the last tricks of its deal). The next
+  // deal asks nothing of the person until they put it away (Continue): its auction does not run under
+  // the panel, and a quick tap during the last tricks cannot skip the result.
+  function between(v) {
+    if (!v || v.finished) return false;
+    if (shown.panels.length) return true;
+    if (shown.queue.some((q) => q.result || q.deal < v.deal)) return true;
+    return !!(shown.hold && !shown.hold.again && shown.hold.deal < v.deal);
+  }
+
   function renderResult(v) {
     const box = $("result");
     if (!shown.panels.length) { box.replaceChildren(); box.hidden = true; return; }
     box.hidden = false;
     const out = shown.panels.map(panel);
-    if (!v.finished) out.push(button(S("continue"), () => { shown.panels = []; render(); }, "quiet", { "data-kind": "close-result" }));
+    if (!v.finished) out.push(button(S("continue"), () => { shown.panels = []; render(); }, "", { "data-kind": "close-result" }));
     box.replaceChildren(...out);
   }
   function panel(r) {
@@ -398,7 +500,7 @@
       const why = [row.rounding, row.reason].filter(Boolean).join("; ");
       if (why) score.append(h("div", { class: "why", text: why }));
       const seat = state.view.seats[row.seat] || {};
-      const name = h("td", {}, row.name, seat.computer ? botMark() : null, row.barrel ? " 🛢" : null, row.bolt ? " ⚡" : null);
+      const name = h("td", {}, row.name, seat.computer ? botMark() : null, row.barrel ? icon("barrel", S("barrel")) : null, row.bolt ? icon("bolt", S("bolt")) : null);
       return h("tr", { "data-seat": row.seat, class: row.seat === r.declarer ? "declarer" : "" },
         name, pts, score, h("td", { class: "total", text: String(row.total) }));
     });
@@ -419,9 +521,13 @@
     }
     else $("trick").replaceChildren(...(v.trick || []).map((p) => played(p.seat, p.card, false)));
     const talon = [];
-    const early = ["bidding", "blind", "sale", "talon", "discard", "exchange", "contract"].includes(v.phase)
-      || (v.phase === "play" && !(v.tricks || []).length);
-    if (v.talon && v.talon.length && early) {
+    // The talon lies on the felt until the declarer takes it; then the cards are in their hand, and the
+    // felt says in words what they took (until the first trick is over): drawn there, they looked like
+    // cards in play.
+    const open = ["bidding", "blind", "sale", "talon"].includes(v.phase);
+    if (v.talon_taken && !open) {
+      talon.push(h("p", { class: "talon-taken", "data-seat": v.talon_taken.seat, text: v.talon_taken.text }));
+    } else if (v.talon && v.talon.length && open) {
       talon.push(h("div", { class: "label", text: S("talon") }));
       for (const c of v.talon) talon.push(Cards.face(c, state.strings));
     } else if (v.talon_size && (v.phase === "bidding" || v.phase === "blind" || v.phase === "sale" || v.phase === "talon")) {
@@ -452,11 +558,15 @@
       text = S("waiting_for", { name: nameOf(v.to_act) });
     }
     if (mine && pickKind(v) === "give") {
-      // The prompt follows the picks: only the players still without a card are named.
+      // The prompt follows the picks: only the players still without a card are named; once every card
+      // is picked it says what is left to do (the confirm names what it gives).
       const used = new Set(state.picks.map((p) => p.target));
       const left = v.actions.find((a) => a.kind === "give").targets.filter((t) => !used.has(t));
-      text = S("your_turn") + ": " + (left.length ? S("give_card_to", { name: left.map(nameOf).join(", ") }) + " " + pickHint(v) : "");
+      const ready = giveMatch(v);
+      text = S("your_turn") + ": " + (left.length ? S("give_card_to", { name: left.map(nameOf).join(", ") }) + " " + pickHint(v)
+        : ready ? S("give_ready", { button: ready.label }) : S("choose_card"));
     } else if (mine && pickKind(v)) text = (text ? text + " " : "") + pickHint(v);
+    if (between(v)) text = shown.panels.length ? S("next_deal", { number: v.deal }) : "";
     p.textContent = text;
     p.className = "prompt" + (mine ? " mine" : "");
     if (v.finished && v.public) p.append(button(S("play_now"), openPlayNow, "playnow-again", { "data-kind": "play-now" }));
@@ -494,6 +604,7 @@
 
   function renderActions(v) {
     const box = $("actions");
+    if (between(v)) { mainButton(null); backButton(false); box.replaceChildren(); return; }
     const out = [];
     const actions = v.actions || [];
     const kind = pickKind(v);
@@ -590,18 +701,18 @@
     if (left === null) { el.hidden = true; el.textContent = ""; return; }
     const s = Math.max(0, left);
     el.hidden = false;
-    el.textContent = "⏱ " + Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
+    el.replaceChildren(icon("clock"), h("span", { class: "left", text: Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0") }));
     el.classList.toggle("urgent", s <= 10);
   }
 
   function renderHand(v) {
     const box = $("hand");
-    if (!v.hand) { box.replaceChildren(); return; }
+    if (!v.hand || between(v)) { box.replaceChildren(); return; }
     const actions = v.actions || [];
     const legal = new Set(v.legal_cards || []);
     const kind = pickKind(v);
     const picked = new Map(state.picks.map((p) => [p.card, p.target]));
-    box.className = "hand" + (legal.size && !kind ? " playing" : "") + (legal.size || kind ? " choosing" : "");
+    box.className = "hand" + (legal.size && !kind ? " playing" : "") + (legal.size || kind ? " choosing" : "") + (kind === "give" ? " giving" : "");
     const pickable = new Set();
     if (kind) for (const a of actions) for (const c of a.cards || []) if (a.kind === kind) pickable.add(c);
     const cards = v.hand.map((code) => {
@@ -609,15 +720,24 @@
       const cls = ["cardbtn"];
       if (state.selected === code || (kind === "discard" && picked.has(code))) cls.push("selected");
       const attrs = { type: "button", class: cls.join(" "), "data-card": code, disabled: !enabled, "aria-pressed": state.selected === code ? "true" : null };
-      if (kind === "give" && picked.has(code)) { cls.push("given"); attrs.class = cls.join(" "); attrs["data-to"] = nameOf(picked.get(code)); }
+      // A given card names its player under it, in the strip of the card the next one leaves in sight
+      // (the whole card's width, on a phone, was under the next card).
+      let tag = null;
+      if (kind === "give" && picked.has(code)) {
+        cls.push("given"); attrs.class = cls.join(" "); attrs["data-to"] = nameOf(picked.get(code));
+        tag = h("span", { class: "to", title: nameOf(picked.get(code)), text: nameOf(picked.get(code)) });
+      }
       attrs.onclick = () => tapCard(code);
-      return h("button", attrs, Cards.face(code, state.strings));
+      return h("button", attrs, Cards.face(code, state.strings), tag);
     });
     box.replaceChildren(...cards);
-    // Cards overlap only as much as the row needs to fit the screen (58 px each, 3 px apart otherwise).
+    // Cards overlap only as much as the row needs to fit the screen (58 px each on a phone, larger on a
+    // wide screen: the width comes from the style sheet; 3 px apart otherwise).
+    const cardWidth = parseFloat(getComputedStyle(box).getPropertyValue("--hand-card")) || 58;
     const n = cards.length, width = box.clientWidth || 360;
-    const overlap = n > 1 ? Math.max(-3, (n * 58 - width) / (n - 1)) : 0;
+    const overlap = n > 1 ? Math.max(-3, (n * cardWidth - width) / (n - 1)) : 0;
     box.style.setProperty("--overlap", overlap.toFixed(1) + "px");
+    box.style.setProperty("--strip", Math.max(0, cardWidth - Math.max(0, overlap)).toFixed(1) + "px");
   }
 
   function tapCard(code) {
@@ -645,17 +765,44 @@
     if (ways.length > 1) { state.selected = state.selected === code ? null : code; haptic("select"); render(); }
   }
 
+  // The score sheet with the chats' marks (✓ made, ✗ failed, • bomb or concession at the declarer's
+  // total; a bolt and the barrel drawn), each deal a tap away from its whole result (the view carries
+  // every finished deal's result: a reload or a page opened later shows them all).
   function renderSheet(v) {
     $("sheet-title").textContent = S("score_sheet");
     const body = $("sheet-body");
     const n = v.seats.length;
+    const history = v.history || [];
     const head = h("tr", {}, h("th", { text: S("deal") }), ...v.seats.map((s) => h("th", { text: s.name })));
-    const rows = (v.scores || []).map((totals, i) => h("tr", {}, h("td", { text: String(i + 1) }), ...totals.map((t) => h("td", { text: String(t) }))));
+    const rows = [];
+    (v.scores || []).forEach((totals, i) => {
+      const r = history[i] || null;
+      const open = r && shown.openDeal === r.deal;
+      const cells = totals.map((t, s) => {
+        const row = r ? r.rows[s] || {} : {};
+        const td = h("td", { "data-seat": s }, String(t));
+        if (r && s === r.declarer && r.ending !== "redeal") {
+          const mark = r.made === true ? "✓" : r.made === false ? "✗" : "•";
+          td.append(h("span", { class: "mark " + (r.made === true ? "made" : r.made === false ? "failed" : "other"), text: mark }));
+        }
+        if (row.bolt) td.append(icon("bolt", S("bolt")));
+        if (row.barrel) td.append(icon("barrel", S("barrel")));
+        return td;
+      });
+      const deal = r ? h("button", { type: "button", class: "deal-link", "data-deal": r.deal, "aria-expanded": open ? "true" : "false",
+        title: S("result_title", { number: r.deal }),
+        onclick: () => { shown.openDeal = open ? null : r.deal; render(); } }, String(i + 1)) : String(i + 1);
+      rows.push(h("tr", { class: "deal-row" + (open ? " open" : ""), "data-deal": i + 1 }, h("td", {}, deal), ...cells));
+      if (open) rows.push(h("tr", { class: "deal-result" }, h("td", { colspan: n + 1 }, h("div", { class: "result sheet-result" }, panel(r)))));
+    });
     const total = h("tr", { class: "total" }, h("td", { text: S("total") }), ...v.seats.map((s) => h("td", { text: String(s.total) })));
     const table = h("table", {}, h("thead", {}, head), h("tbody", {}, ...rows, total));
     // The chart once a deal is scored (before, it would be empty axes).
-    if (v.scores && v.scores.length) body.replaceChildren(table, h("div", { class: "label", text: S("chart") }), chart(v.scores, n), legend(v));
-    else body.replaceChildren(table);
+    if (v.scores && v.scores.length) {
+      const marks = h("p", { class: "marks" }, S("sheet_marks"), " · ", icon("bolt"), " " + S("bolt"), " · ", icon("barrel"), " " + S("barrel"));
+      const help = h("p", { class: "marks", text: S("sheet_tap") + " " + S("points_legend") + (v.rating ? " " + S("rating_help") : "") });
+      body.replaceChildren(table, marks, help, h("div", { class: "label", text: S("chart") }), chart(v.scores, n), legend(v));
+    } else body.replaceChildren(table);
   }
 
   function legend(v) {

@@ -7,7 +7,8 @@ from playwright.async_api import Error as PlaywrightError
 
 # The page's enabled controls, as [kind, value, target, confirm] (data attributes the page sets).
 CONTROLS = """
-() => [...document.querySelectorAll('#actions button:not([disabled])')].map((b) =>
+() => [...document.querySelectorAll(
+  '#actions button:not([disabled]), #result button[data-kind="close-result"]')].map((b) =>
   [b.dataset.kind || '', b.dataset.value || '', b.dataset.target || '', b.dataset.confirm || ''])
 """
 
@@ -28,16 +29,19 @@ VISIBLE_POINT = """
 """
 
 
-async def tap(tab: Tab) -> str:
+async def tap(tab: Tab, *, wait: bool = True) -> str:
     """Tap the next thing a quick player taps: finish a give or discard, pass when allowed, take the talon,
     look at the cards, the lowest bid or contract, a marriage when offered, else the first playable card.
-    Returns what was tapped."""
+    Returns what was tapped; with `wait` false, "" at once when the page offers nothing now."""
     page = tab.page
     controls: list[list[str]] = await page.evaluate(CONTROLS)
     card = page.locator("#hand button.cardbtn:not([disabled]):not(.selected):not(.given)")
-    for _ in range(40):
-        # A completed trick is held on the table for a moment, the hand waiting: as a person, wait.
+    for i in range(400 if wait else 0):
+        # A completed trick is held on the table for a moment, the hand waiting (the last tricks of a deal
+        # one after another, each 1.5 s, the next deal's moves after its result): as a person, wait.
         if controls or await card.count():
+            break
+        if i >= 100 and not await page.locator("#app.between, #trick .completed").count():
             break
         await page.wait_for_timeout(100)
         controls = await page.evaluate(CONTROLS)
@@ -65,6 +69,8 @@ async def tap(tab: Tab) -> str:
             await page.locator(selector).first.click()
         return what
 
+    if "close-result" in kinds:  # a deal's result stands between the deals: read, then Continue
+        return await click('#result button[data-kind="close-result"]', "continue")
     if any(c[3] for c in controls):
         return await click('#actions button[data-confirm="1"]', "confirm")
     if any(c[2] for c in controls):
@@ -84,4 +90,6 @@ async def tap(tab: Tab) -> str:
         return await click("#hand button.cardbtn:not([disabled]):not(.selected):not(.given)", "card")
     if controls:
         return await click("#actions button:not([disabled])", kinds[0])
+    if not wait:
+        return ""
     raise AssertionError("nothing to tap: " + await page.inner_text("#app"))

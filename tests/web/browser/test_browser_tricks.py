@@ -35,7 +35,7 @@ DOCS = Path(__file__).resolve().parents[3] / "docs"
 
 WATCH = """
 () => {
-  const w = window.__watch = { tricks: {}, results: {}, taps: [], talon: {} };
+  const w = window.__watch = { tricks: {}, results: {}, taps: [], talon: {}, faces: {}, late: {} };
   document.addEventListener("click", () => w.taps.push(performance.now()), true);
   const look = () => {
     const now = performance.now();
@@ -55,9 +55,15 @@ WATCH = """
           why: (tr.querySelector(".why") || { textContent: "" }).textContent })),
       };
     }
+    // The talon the declarer took: told in words in play until the first trick is over, never drawn
+    // as cards on the felt then (they are in the declarer's hand), never told after the first trick.
     const app = document.getElementById("app");
-    if (app.dataset.phase === "play" && document.querySelector("#talon svg.card:not(.back)"))
-      w.talon[app.dataset.deal] = true;
+    const told = document.querySelector("#talon .talon-taken");
+    const [deal, phase, tricks] = [app.dataset.deal, app.dataset.phase, app.dataset.tricks];
+    if (phase === "play" && told && tricks === "0") w.talon[deal] = told.textContent;
+    if (told && tricks !== "0") w.late[deal] = told.textContent;
+    const taken = ["discard", "exchange", "contract", "play"].includes(phase);
+    if (taken && document.querySelector("#talon svg.card:not(.back)")) w.faces[deal] = phase;
   };
   new MutationObserver(look).observe(document.body, { subtree: true, childList: true, attributes: true });
   look();
@@ -167,14 +173,22 @@ async def test_every_trick_and_every_result_are_seen(
     assert fills and all(f == "none" for f in fills), fills
     # The last trick is a tap away: it shows again.
     w = await watched(tab)
+    if await tab.page.locator('#result button[data-kind="close-result"]').count():
+        await tab.page.locator('#result button[data-kind="close-result"]').click()  # the result read
+        w = await watched(tab)
     if await tab.page.locator('#last button[data-kind="last-trick"]').count():
         before = len(w["taps"])
         await tab.page.locator('#last button[data-kind="last-trick"]').click()
         await tab.page.wait_for_selector("#trick .completed[data-trick]")
         assert len((await watched(tab))["taps"]) == before + 1
-    # Where the talon was public, its faces were on the table in play (until the first trick was
-    # over), also when a computer had won the auction and taken it before the page saw the deal.
-    talon = set((await watched(tab))["talon"])
+    # Where the talon was public, what the declarer took was told on the felt in play (until the first
+    # trick was over), also when a computer had won the auction and taken it before the page saw the
+    # deal; in words, never as cards on the felt once taken (they were in the declarer's hand), and never
+    # after the first trick.
+    w = await watched(tab)
+    assert w["faces"] == {} and w["late"] == {}, (w["faces"], w["late"])
+    talon = set(w["talon"])
+    assert all("Talon taken by" in text for text in w["talon"].values()), w["talon"]
     me = await my_seat(tab)
     public = {
         str(r.number + 1)
@@ -345,11 +359,13 @@ async def test_a_running_turn_shows_its_countdown(room: Room) -> None:
     await tab.page.route("**/api/view*", timed)
     await tab.page.reload()
     await tab.page.wait_for_selector("#timer:not([hidden])")
+    # A drawn clock (⏱ is an empty box without an emoji font) and the time left.
+    assert await tab.page.locator('#timer svg[data-icon="clock"]').count() == 1
     first = await tab.page.inner_text("#timer")
-    assert re.fullmatch(r"⏱ 0:4[0-2]", first), first
+    assert re.fullmatch(r"0:4[0-2]", first.strip()), first
     await tab.page.wait_for_timeout(2100)
     later = await tab.page.inner_text("#timer")
-    assert re.fullmatch(r"⏱ 0:[34]\d", later) and later < first, (first, later)
+    assert re.fullmatch(r"0:[34]\d", later.strip()) and later < first, (first, later)
 
 
 async def test_screenshots_of_a_completed_trick_and_a_result(room: Room, tmp_path: Path) -> None:
