@@ -235,7 +235,9 @@ def _node_findings(facts: NodeFacts, *, node: str) -> Iterable[Finding]:
 
 def _memory_findings(facts: NodeFacts, *, node: str) -> Iterable[Finding]:
     info = facts.info
-    used = _int(info, "used_memory")
+    # What Redis itself holds against maxmemory: used_memory less the AOF and replica output buffers
+    # (`mem_not_counted_for_evict`), which on a busy master with replicas can be a large share.
+    used = max(0, _int(info, "used_memory") - _int(info, "mem_not_counted_for_evict"))
     limit = _int(info, "maxmemory")
     system = _int(info, "total_system_memory")
     per_table = ""

@@ -114,13 +114,18 @@ def _ms(seconds: float) -> int:
 def _guard() -> Iterator[None]:
     try:
         yield
+    except rx.OutOfMemoryError as exc:
+        # Redis 7 answers a script's refused write with the OOM error code itself (redis-py drops the
+        # code from the text: "command not allowed when used memory > 'maxmemory'").
+        raise StorageUnavailable(f"redis full (OOM): {exc}") from exc
     except _UNAVAILABLE as exc:
         raise StorageUnavailable(f"redis unavailable: {exc}") from exc
     except rx.ResponseError as exc:
         # At maxmemory with noeviction, a script's first write fails and the script stops there, so
         # nothing of it was applied: the same as Redis being away until keys expire and make room.
+        # Redis 6.2 wraps it in a script error whose text carries "OOM command not allowed".
         if "OOM command not allowed" in str(exc):
-            raise StorageUnavailable(f"redis full: {exc}") from exc
+            raise StorageUnavailable(f"redis full (OOM): {exc}") from exc
         raise
 
 
