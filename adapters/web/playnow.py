@@ -30,14 +30,14 @@ from adapters.web.strings import ui_strings, web_error
 from adapters.web.telegram_auth import InitDataError, validate_init_data
 from bot.handlers.public_safety import ladder_ratings
 from bot.handlers.queue import OptionError, parse_options, seated_where
-from bot.i18n import LANGUAGES, negotiate, translator
+from bot.i18n import LANGUAGE_NAMES, LANGUAGES, N_, negotiate, translator
 from bot.markup import to_plain
 from bot.matchmaking.base import MatchQueue
 from bot.matchmaking.ladder_store import LadderStore
 from bot.matchmaking.model import ANY_PRESET, PACES, CancelOutcome, JoinOutcome, Options, Player
 from bot.model import Message, UserRef
 from bot.public.builder import build_match
-from bot.public.tables import public_table_id
+from bot.public.tables import PACE_SECONDS, public_table_id
 from bot.render_queue import render_waiting
 from bot.table import TableDoc
 from bot.weblinks import Claims, TokenError
@@ -162,15 +162,32 @@ async def _ratings(ladder: LadderStore | None, key: str, lang: str) -> list[dict
     return out
 
 
+PACE_HELP: Final = N_("The time for each turn; when it is up, a computer plays that turn for you.")
+
+
 def _choices(lang: str) -> dict[str, Any]:
-    """What the panel offers: presets (with the player counts each allows), paces, their names."""
+    """What the panel offers, in the reader's words: presets (with the player counts each allows), paces
+    with the time each gives a turn, and the languages the page speaks (each named in itself)."""
     t = translator(lang)
     counts = sorted({n for p in PRESETS.values() for n in p.player_counts})
-    presets = [{"value": ANY_PRESET, "name": t._("any rules"), "players": counts}]
+
+    def title(text: str) -> str:  # a name alone in a list begins with a capital, as a menu's entries
+        return text[:1].upper() + text[1:]
+
+    presets = [{"value": ANY_PRESET, "name": title(t._("any rules")), "players": counts}]
     presets += [
-        {"value": n, "name": t.preset(n), "players": list(p.player_counts)} for n, p in PRESETS.items()
+        {"value": n, "name": title(t.preset(n)), "players": list(p.player_counts)} for n, p in PRESETS.items()
     ]
-    return {"presets": presets, "paces": [{"value": p, "name": t._(p)} for p in PACES]}
+    paces = [
+        {
+            "value": p,
+            "name": title(t._(p)) + " · " + t._("{seconds} s").format(seconds=PACE_SECONDS[p]),
+            "seconds": PACE_SECONDS[p],
+        }
+        for p in PACES
+    ]
+    languages = [{"value": code, "name": LANGUAGE_NAMES[code]} for code in LANGUAGES]
+    return {"presets": presets, "paces": paces, "pace_help": t._(PACE_HELP), "languages": languages}
 
 
 # --- handlers --------------------------------------------------------------------------------------
@@ -204,7 +221,8 @@ async def _play(request: web.Request) -> web.Response:
         _limit_user(request, "tg", tg.user_id, lang)
     elif body.get("player") is not None or body.get("session") is not None:
         user = _identity(request, body)
-    if user is not None and user.language in LANGUAGES:
+    # The person's own language, unless they chose one on the panel (`chosen`: the page's language list).
+    if user is not None and user.language in LANGUAGES and body.get("chosen") is not True:
         lang = user.language
     data: dict[str, Any] = {"available": available, "lang": lang, "strings": ui_strings(lang)}
     data.update(_choices(lang))

@@ -570,6 +570,46 @@
     p.textContent = text;
     p.className = "prompt" + (mine ? " mine" : "");
     if (v.finished && v.public) p.append(button(S("play_now"), openPlayNow, "playnow-again", { "data-kind": "play-now" }));
+    if (v.finished && v.public) renderRematch(p);
+  }
+
+  // ---- Play again at a finished public table (docs/WEB.md "Play again"): the offer comes from
+  // /api/rematch (asked once per table, then every 2 s while it is open); an answer goes there too; once
+  // the new game started with this person in it, its session opens as Play now's seated answer does.
+  const rm = { session: null, data: null, timer: null };
+  function renderRematch(p) {
+    p.append(h("div", { id: "rematch", class: "rematch", "data-kind": "rematch" }));
+    if (rm.session !== state.session) {
+      clearTimeout(rm.timer);
+      Object.assign(rm, { session: state.session, data: null, timer: null });
+      rematchCall(null);
+    }
+    drawRematch();
+  }
+  function drawRematch() {
+    const box = $("rematch"), r = rm.data;
+    if (!box) return;
+    box.textContent = "";
+    if (!r) return;
+    box.append(h("p", { text: r.state === "open" ? r.text + " (" + r.seconds_left + " s)" : r.text }));
+    box.append(h("p", { class: "rematch-people", text: r.people.map((x) => x.mark + " " + x.name).join(" · ") }));
+    if (r.state !== "open") return;
+    if (r.answer !== "yes") box.append(button(r.labels.yes, () => rematchCall("yes"), "", { "data-kind": "rematch-yes" }));
+    if (r.answer !== "no") box.append(button(r.labels.no, () => rematchCall("no"), "", { "data-kind": "rematch-no" }));
+  }
+  async function rematchCall(answer) {
+    clearTimeout(rm.timer);
+    const session = state.session;
+    let res = null;
+    try { res = await post("/api/rematch", answer ? { session, answer } : { session }); } catch (e) { /* asked again */ }
+    if (session !== state.session) return;
+    if (res && res.status === 200) {
+      rm.data = res.data.rematch;
+      if (res.data.session) { seated({ session: res.data.session, seat: res.data.seat }); return; }
+    }
+    drawRematch();
+    if (res && res.data && res.data.error && $("rematch")) $("rematch").append(h("p", { class: "error", text: res.data.error }));
+    if (!res || res.status !== 200 || (rm.data && rm.data.state === "open")) rm.timer = setTimeout(() => rematchCall(null), 2000);
   }
 
   // A give or a discard is chosen by picking cards (and, for a give, a player for each card).
@@ -884,7 +924,10 @@
 
   async function openPlayNow() {
     if (state.source) { state.source.close(); state.source = null; }
-    const body = { lang: navigator.language || "en" };
+    // The language: the one chosen on the panel before (kept by the browser), else the browser's.
+    const chosen = storedLang();
+    const body = { lang: chosen || navigator.language || "en" };
+    if (chosen) body.chosen = true;
     if (state.session) body.session = state.session;
     else if (tg && tg.initData) body.init_data = tg.initData;
     else if (stored()) body.player = stored();
@@ -904,10 +947,26 @@
     if (pn.player) await queueCall("/api/queue/status");
   }
 
+  const LANG_KEY = "thousand.lang";
+  function storedLang() { try { return localStorage.getItem(LANG_KEY); } catch (e) { return null; } }
+  // The panel's language list (each language named in itself): the labels, the rules' names and the
+  // guest's table follow the choice.
+  function languagePicker(d) {
+    const sel = select("pn-lang", d.languages || [], d.lang);
+    sel.addEventListener("change", async () => {
+      try { localStorage.setItem(LANG_KEY, sel.value); } catch (e) { /* private mode */ }
+      const keep = pn.options;
+      await openPlayNow();
+      pn.options = keep;
+      drawPanel();
+    });
+    return h("div", { class: "lang" }, sel);
+  }
+
   function drawPanel() {
     const d = pn.data;
     const box = $("playnow");
-    const out = [h("h1", { text: S("play_now") })];
+    const out = [h("div", { class: "head" }, h("h1", { text: S("play_now") }), d.languages ? languagePicker(d) : null)];
     if (!d.available) { out.push(h("p", { class: "notice", text: S("play_none") })); box.replaceChildren(...out); return; }
     if (d.me && !pn.guest) out.push(h("p", { class: "who", text: S("playing_as", { name: d.me.name }) }));
     out.push(...ratingsOf(d.ratings || []));
@@ -950,6 +1009,7 @@
     }
     fields.push(h("div", { class: "row" },
       h("label", {}, S("rules"), presetSel), h("label", {}, S("players"), playersSel), h("label", {}, S("pace"), paceSel)));
+    if (d.pace_help) fields.push(h("p", { class: "help", id: "pn-pace-help", text: d.pace_help }));
     const find = h("button", { type: "submit", id: "pn-find", text: S("find_game") });
     const f = h("form", { id: "pn-form" }, ...fields, find);
     f.addEventListener("submit", (e) => {
@@ -989,6 +1049,19 @@
     pn.hideOfferUntil = 0;
     await queueCall("/api/queue/join");
   }
+
+  // A closed tab (or one navigated away) leaves the queue at once: the page says so as it goes
+  // (pagehide; a beacon is the request a closing page may still send), instead of its entry lingering
+  // until it expires while the next visitor reads "Waiting for this game: 2".
+  window.addEventListener("pagehide", () => {
+    if (!pn.player || !pn.status || pn.status.state !== "waiting") return;
+    const body = JSON.stringify({ player: pn.player });
+    let sent = false;
+    try { sent = navigator.sendBeacon("/api/queue/cancel", new Blob([body], { type: "application/json" })); } catch (e) { sent = false; }
+    if (!sent) {
+      try { fetch("/api/queue/cancel", { method: "POST", headers: { "Content-Type": "application/json" }, body, keepalive: true, credentials: "omit" }); } catch (e) { /* gone */ }
+    }
+  });
 
   async function queueCall(path) {
     clearTimeout(pn.timer);

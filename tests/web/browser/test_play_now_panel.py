@@ -1,0 +1,57 @@
+"""The Play now panel, issue 25: a closed tab leaves the queue at once (pagehide and a beacon), the rules
+and the pace are named in the reader's language (the pace with its time per turn, and explained), and
+the panel offers a choice of language that the labels and the guest's table follow.
+"""
+
+from __future__ import annotations
+
+from test_play_now_browser import PHONE, Lobby, find_game, lobby
+
+__all__ = ["lobby"]  # the fixture, shared with test_play_now_browser
+
+
+async def test_a_closed_tab_leaves_the_queue_at_once(lobby: Lobby) -> None:
+    first = await lobby.open(PHONE, lang="en")
+    await find_game(first, "Ala", "polish", 3, "slow")
+    await first.page.wait_for_selector('#pn-status[data-state="waiting"]')
+    second = await lobby.open(PHONE, lang="en")
+    await find_game(second, "Bartek", "polish", 3, "slow")
+    await second.page.wait_for_selector('#pn-status[data-state="waiting"]')
+    await second.page.wait_for_selector("#pn-status p:has-text('Waiting for this game: 2')")
+    # The first tab closes (pagehide): the next status of the other reads one waiting, at once (the
+    # entry would otherwise stay until it expires, 120 s).
+    await first.page.close(run_before_unload=True)
+    await second.page.wait_for_selector("#pn-status p:has-text('Waiting for this game: 1')", timeout=5000)
+
+
+async def test_the_panel_speaks_the_readers_language_and_offers_a_choice(lobby: Lobby) -> None:
+    tab = await lobby.open(PHONE, lang="ru")
+    page = tab.page
+    await page.wait_for_selector("#pn-form")
+    presets = await page.locator("#pn-preset option").all_inner_texts()
+    assert presets == ["Любые правила", "Польский вариант", "Эстонский вариант", "Русский вариант"], presets
+    paces = await page.locator("#pn-pace option").all_inner_texts()
+    assert paces == ["Быстрый · 30 с", "Обычный · 90 с", "Медленный · 240 с"], paces
+    assert "компьютер" in await page.inner_text("#pn-pace-help")
+    # A choice of language, each named in itself; the panel follows it at once and keeps it.
+    langs = await page.locator("#pn-lang option").all_inner_texts()
+    assert langs == ["English", "Polski", "Русский", "Українська", "Eesti", "Türkçe"], langs
+    await page.select_option("#pn-lang", "pl")
+    await page.wait_for_function("() => document.querySelector('#playnow h1').textContent === 'Graj teraz'")
+    assert (await page.locator("#pn-preset option").all_inner_texts())[1] == "Wariant polski"
+    await page.reload()
+    await page.wait_for_selector("#pn-form")
+    assert await page.inner_text("#playnow h1") == "Graj teraz"
+    # The guest's table speaks it too.
+    await find_game(tab, "Ala", "polish", 3, "fast")
+    await page.wait_for_selector('#pn-status[data-state="waiting"]')
+    assert "Szukam gry" in await page.inner_text("#pn-status")
+    # A guest known by their token (its language Polish) who chooses another language: the panel
+    # follows the choice, not the token, also after a reload.
+    await page.click("#pn-cancel")
+    await page.wait_for_selector("#pn-form")
+    await page.select_option("#pn-lang", "et")
+    await page.wait_for_function("() => document.querySelector('#playnow h1').textContent === 'Mängi kohe'")
+    await page.reload()
+    await page.wait_for_selector("#pn-form")
+    assert await page.inner_text("#playnow h1") == "Mängi kohe"
