@@ -430,6 +430,13 @@ async def _view(request: web.Request) -> web.Response:
     if snapshot.doc is None:
         raise _error(404, "web_no_table", claims.lang)
     text = snapshot.view(_seat(snapshot.doc, claims), claims.lang)
+    if snapshot.doc.status == "finished" and snapshot.doc.rematch is not None:
+        # A finished public game's offer to play again, as `/api/rematch` gives it (adapters.web.rematch).
+        from adapters.web.rematch import rematch_of
+
+        view = json.loads(text)
+        view["rematch"] = (await rematch_of(web_table, claims))[2]
+        text = json.dumps(view, ensure_ascii=False, separators=(",", ":"))
     return web.Response(text=text, content_type="application/json", headers={"Cache-Control": "no-store"})
 
 
@@ -616,6 +623,7 @@ def make_static_app(static_dir: Path = STATIC_DIR) -> web.Application:
 def make_app(web_table: WebTable, static_dir: Path = STATIC_DIR) -> web.Application:
     """The whole web table: page, API, live updates, replay."""
     from adapters.web.playnow import add_queue_routes
+    from adapters.web.rematch import add_rematch_routes
     from adapters.web.replay import add_replay_routes
 
     app = make_static_app(static_dir)
@@ -626,6 +634,7 @@ def make_app(web_table: WebTable, static_dir: Path = STATIC_DIR) -> web.Applicat
     app.router.add_get("/api/events", _events)
     app.router.add_post("/api/act", _act)
     add_queue_routes(app)
+    add_rematch_routes(app)
     add_replay_routes(app)
     return app
 
