@@ -924,7 +924,10 @@
 
   async function openPlayNow() {
     if (state.source) { state.source.close(); state.source = null; }
-    const body = { lang: navigator.language || "en" };
+    // The language: the one chosen on the panel before (kept by the browser), else the browser's.
+    const chosen = storedLang();
+    const body = { lang: chosen || navigator.language || "en" };
+    if (chosen) body.chosen = true;
     if (state.session) body.session = state.session;
     else if (tg && tg.initData) body.init_data = tg.initData;
     else if (stored()) body.player = stored();
@@ -944,10 +947,26 @@
     if (pn.player) await queueCall("/api/queue/status");
   }
 
+  const LANG_KEY = "thousand.lang";
+  function storedLang() { try { return localStorage.getItem(LANG_KEY); } catch (e) { return null; } }
+  // The panel's language list (each language named in itself): the labels, the rules' names and the
+  // guest's table follow the choice.
+  function languagePicker(d) {
+    const sel = select("pn-lang", d.languages || [], d.lang);
+    sel.addEventListener("change", async () => {
+      try { localStorage.setItem(LANG_KEY, sel.value); } catch (e) { /* private mode */ }
+      const keep = pn.options;
+      await openPlayNow();
+      pn.options = keep;
+      drawPanel();
+    });
+    return h("div", { class: "lang" }, sel);
+  }
+
   function drawPanel() {
     const d = pn.data;
     const box = $("playnow");
-    const out = [h("h1", { text: S("play_now") })];
+    const out = [h("div", { class: "head" }, h("h1", { text: S("play_now") }), d.languages ? languagePicker(d) : null)];
     if (!d.available) { out.push(h("p", { class: "notice", text: S("play_none") })); box.replaceChildren(...out); return; }
     if (d.me && !pn.guest) out.push(h("p", { class: "who", text: S("playing_as", { name: d.me.name }) }));
     out.push(...ratingsOf(d.ratings || []));
@@ -990,6 +1009,7 @@
     }
     fields.push(h("div", { class: "row" },
       h("label", {}, S("rules"), presetSel), h("label", {}, S("players"), playersSel), h("label", {}, S("pace"), paceSel)));
+    if (d.pace_help) fields.push(h("p", { class: "help", id: "pn-pace-help", text: d.pace_help }));
     const find = h("button", { type: "submit", id: "pn-find", text: S("find_game") });
     const f = h("form", { id: "pn-form" }, ...fields, find);
     f.addEventListener("submit", (e) => {
@@ -1029,6 +1049,19 @@
     pn.hideOfferUntil = 0;
     await queueCall("/api/queue/join");
   }
+
+  // A closed tab (or one navigated away) leaves the queue at once: the page says so as it goes
+  // (pagehide; a beacon is the request a closing page may still send), instead of its entry lingering
+  // until it expires while the next visitor reads "Waiting for this game: 2".
+  window.addEventListener("pagehide", () => {
+    if (!pn.player || !pn.status || pn.status.state !== "waiting") return;
+    const body = JSON.stringify({ player: pn.player });
+    let sent = false;
+    try { sent = navigator.sendBeacon("/api/queue/cancel", new Blob([body], { type: "application/json" })); } catch (e) { sent = false; }
+    if (!sent) {
+      try { fetch("/api/queue/cancel", { method: "POST", headers: { "Content-Type": "application/json" }, body, keepalive: true, credentials: "omit" }); } catch (e) { /* gone */ }
+    }
+  });
 
   async function queueCall(path) {
     clearTimeout(pn.timer);
