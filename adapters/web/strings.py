@@ -38,6 +38,7 @@ _UI: Final = {
     "spectator": N_("You are watching this table."),
     "trump": N_("Trump"),
     "declarer": N_("Declarer"),
+    "dealer": N_("Dealer"),
     "contract": N_("Contract"),
     "talon": N_("Talon"),
     "trick": N_("Trick"),
@@ -97,6 +98,14 @@ _UI: Final = {
     "time_left": N_("Time left for this turn"),
     "alerts_on": N_("Sound and vibration on your turn: on (tap to switch off)"),
     "alerts_off": N_("Sound and vibration on your turn: off (tap to switch on)"),
+    # Issue 25: what strangers at a public table may do from the page, as in the chats.
+    "safety": N_("Block or report a player"),
+    "block": N_("Block"),
+    "unblock": N_("Unblock"),
+    "report": N_("Report"),
+    "reason": N_("Reason"),
+    "player": N_("Player"),
+    "say": N_("Say to the table"),
 }
 
 

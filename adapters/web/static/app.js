@@ -334,7 +334,7 @@
       else if (seat.bid === 0) line.append(h("span", { class: "bid", text: S("pass") }));
       else if (seat.bid) line.append(h("span", { class: "bid" }, S("bid") + " ", h("b", { text: String(seat.bid) })));
       const marks = h("div", { class: "line" });
-      if (s === v.dealer) marks.append(h("span", { class: "tag dealer", text: "D" }));
+      if (s === v.dealer) marks.append(h("span", { class: "tag dealer", text: S("dealer") }));
       if (seat.barrel) marks.append(h("span", { class: "tag barrel", text: S("barrel") }));
       for (const m of (v.marriages && v.marriages[s]) || []) marks.append(h("span", { class: "tag", title: S("marriage") }, Cards.suit(m, state.strings)));
       const backs = h("div", { class: "backs" });
