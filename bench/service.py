@@ -31,6 +31,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from bot import vocabulary
 from bot.commands import parse_text
 from bot.handlers import Handlers
 from bot.model import ChatRef, UserRef
@@ -39,8 +40,7 @@ from bot.settings import Settings
 from bot.snapshot import GameSpec
 from bot.storage import RedisStore
 from bot.table import TableDoc
-from core.actions import Action, Bid, Blind, Contract, Discard, Give, Pass, Play, TakeTalon
-from core.cards import CARD_NAMES
+from core.actions import Action
 from core.game import GameState, apply
 
 PEOPLE = [UserRef("b", str(i), name, "en") for i, name in enumerate(("Ala", "Bartek", "Celina"))]
@@ -84,28 +84,8 @@ def private_redis() -> Iterator[str]:
 
 
 def typed(action: Action, state: GameState, seat: int) -> str:
-    match action:
-        case Play(card, declare):
-            return f"/play {CARD_NAMES[card]}{' !' if declare else ''}"
-        case Bid(value):
-            return f"/bid {value}"
-        case Pass():
-            return "/pass"
-        case Contract(value):
-            return f"/contract {value}"
-        case Give(cards):
-            active = list(state.deal.active)
-            i = active.index(seat)
-            order = [active[(i + k) % len(active)] for k in range(1, len(active))]
-            given = dict(cards)
-            return "/give " + " ".join(CARD_NAMES[given[s]] for s in order)
-        case Discard(cards):
-            return "/discard " + " ".join(CARD_NAMES[c] for c in cards)
-        case TakeTalon(pile):
-            return f"/take {pile + 1}"
-        case Blind(announce):
-            return f"/blind {'yes' if announce else 'no'}"
-    return "/" + action.kind
+    """The command a person types for `action` (`bot.vocabulary.typed`)."""
+    return vocabulary.typed(action, vocabulary.Mover.of_state(state, seat))
 
 
 async def open_table(service: Service, chat: ChatRef, preset: str) -> GameState:

@@ -19,23 +19,9 @@ from bot.settings import Settings
 from bot.snapshot import GameCache
 from bot.storage import Store
 from bot.table import TableDoc
-from core.actions import (
-    Action,
-    Bid,
-    Blind,
-    Bomb,
-    Concede,
-    Contract,
-    Crawl,
-    Discard,
-    Give,
-    Pass,
-    Play,
-    SellTalon,
-    TakeTalon,
-)
+from bot.vocabulary import Mover, presses, typed
+from core.actions import Action
 from core.ai import choose_action
-from core.cards import CARD_NAMES
 from core.game import GameState
 from core.view import seat_view
 
@@ -88,37 +74,8 @@ def group_messages(messages: list[Message]) -> list[Message]:
 
 
 def action_text(action: Action, state: GameState, seat: int) -> str:
-    """The typed command for an action."""
-    match action:
-        case Play(card, declare):
-            return f"/play {CARD_NAMES[card]}{' !' if declare else ''}"
-        case Bid(value):
-            return f"/bid {value}"
-        case Pass():
-            return "/pass"
-        case Contract(value):
-            return f"/contract {value}"
-        case Give(cards):
-            from bot.render import give_order
-
-            order = give_order(state.deal.active, seat)
-            by_target = dict(cards)
-            return "/give " + " ".join(CARD_NAMES[by_target[s]] for s in order)
-        case Discard(cards):
-            return "/discard " + " ".join(CARD_NAMES[c] for c in cards)
-        case TakeTalon(pile):
-            return f"/take {pile + 1}"
-        case Blind(announce):
-            return f"/blind {'yes' if announce else 'no'}"
-        case SellTalon():
-            return "/sell"
-        case Bomb():
-            return "/bomb"
-        case Concede():
-            return "/concede"
-        case Crawl():
-            return "/crawl"
-    raise AssertionError(action)
+    """The typed command for an action (`bot.vocabulary.typed`)."""
+    return typed(action, Mover.of_state(state, seat))
 
 
 @dataclass
@@ -220,27 +177,9 @@ class Harness:
 
     async def _by_buttons(self, user: UserRef, action: Action, state: GameState, seat: int) -> bool:
         """Press the buttons of `action` in the user's hand message, if they are there."""
-        steps: list[tuple[str, tuple[str, ...]]] = []
-        match action:
-            case Play(card, declare):
-                steps = [("play", (CARD_NAMES[card], "!") if declare else (CARD_NAMES[card],))]
-            case Bid(value):
-                steps = [("bid", (str(value),))]
-            case Pass():
-                steps = [("pass", ())]
-            case Contract(value):
-                steps = [("contract", (str(value),))]
-            case Give(cards):
-                from bot.render import give_order
-
-                by_target = dict(cards)
-                picked = [CARD_NAMES[by_target[s]] for s in give_order(state.deal.active, seat)]
-                steps = [("give", tuple(picked[: i + 1])) for i in range(len(picked))]
-            case Discard(cards):
-                picked = [CARD_NAMES[c] for c in cards]
-                steps = [("discard", tuple(picked[: i + 1])) for i in range(len(picked))]
-            case _:
-                return False
+        if action.kind not in ("play", "bid", "pass", "contract", "give", "discard"):
+            return False
+        steps = presses(action, Mover.of_state(state, seat))
         for name, args in steps:
             payload = self.button_for(user, name, args)
             if payload is None:

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import random
 
-from bot.render import give_order
+from bot import vocabulary
 from bot.snapshot import GameCache
 from bot.storage import Store
 from bot.table import TableDoc
-from core.actions import Action, Bid, Contract, Discard, Give, Pass, Play, TakeTalon
-from core.cards import CARD_NAMES
+from core.actions import Action
 from core.game import GameState
 
 # A game that ends after a few deals: target 200 (the barrel threshold must stay below it).
@@ -24,25 +23,9 @@ SHORT_GAME = (
 )
 
 
-def typed(action: Action, state: GameState, seat: int) -> str | None:
-    """The command a person types for `action` (None for actions this helper does not type)."""
-    match action:
-        case Play(card, declare):
-            return f"/play {CARD_NAMES[card]}{' !' if declare else ''}"
-        case Bid(value):
-            return f"/bid {value}"
-        case Pass():
-            return "/pass"
-        case Contract(value):
-            return f"/contract {value}"
-        case Give(cards):
-            by_target = dict(cards)
-            return "/give " + " ".join(CARD_NAMES[by_target[s]] for s in give_order(state.deal.active, seat))
-        case Discard(cards):
-            return "/discard " + " ".join(CARD_NAMES[c] for c in cards)
-        case TakeTalon(pile):
-            return f"/take {pile + 1}"
-    return None
+def typed(action: Action, state: GameState, seat: int) -> str:
+    """The command a person types for `action` (`bot.vocabulary.typed`)."""
+    return vocabulary.typed(action, vocabulary.Mover.of_state(state, seat))
 
 
 class Reader:
@@ -72,6 +55,5 @@ class Reader:
         state = await self.state()
         assert state is not None and state.to_act is not None and state.to_act >= 0
         seat = state.to_act
-        options = [t for a in state.legal_actions(seat) if (t := typed(a, state, seat)) is not None]
-        assert options, "no typeable legal move"
+        options = [typed(a, state, seat) for a in state.legal_actions(seat)]
         return options[rng.randrange(len(options))]

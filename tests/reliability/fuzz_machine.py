@@ -37,28 +37,15 @@ from relkit import (
 
 import bot.handlers.lobby
 import bot.service
+from bot import vocabulary
 from bot.ai import decide_now
 from bot.commands import _ALIASES, COMMANDS, SECRET_MOVES, from_payload, parse_text
 from bot.handlers import Handlers
 from bot.model import ChatRef, Command, Message, UserRef
-from bot.render import give_order
 from bot.service import Service
 from bot.settings import Settings
 from bot.storage import MemoryStore, RedisStore, Store
-from core.actions import (
-    Action,
-    Bid,
-    Blind,
-    Bomb,
-    Concede,
-    Contract,
-    Discard,
-    Give,
-    Pass,
-    Play,
-    SellTalon,
-    TakeTalon,
-)
+from core.actions import Action
 from core.cards import CARD_NAMES
 from core.view import seat_view
 
@@ -384,51 +371,16 @@ def _split(table_id: str) -> tuple[str, str]:
 
 
 def typed_move(action: Action, state: Any, seat: int) -> str:
-    match action:
-        case Play(card, declare):
-            return f"/play {CARD_NAMES[card]}{' !' if declare else ''}"
-        case Bid(value):
-            return f"/bid {value}"
-        case Pass():
-            return "/pass"
-        case Contract(value):
-            return f"/contract {value}"
-        case Give(cards):
-            by_target = dict(cards)
-            return "/give " + " ".join(CARD_NAMES[by_target[s]] for s in give_order(state.deal.active, seat))
-        case Discard(cards):
-            return "/discard " + " ".join(CARD_NAMES[c] for c in cards)
-        case TakeTalon(pile):
-            return f"/take {pile + 1}"
-        case Blind(announce):
-            return "/blind yes" if announce else "/blind no"
-        case SellTalon():
-            return "/sell"
-        case Bomb():
-            return "/bomb"
-        case Concede():
-            return "/concede"
-    return "/crawl"
+    """The command a person types for `action` (`bot.vocabulary.typed`)."""
+    return vocabulary.typed(action, vocabulary.Mover.of_state(state, seat))
 
 
 def button_steps(action: Action, state: Any, seat: int) -> list[tuple[str, tuple[str, ...]]] | None:
-    match action:
-        case Play(card, declare):
-            return [("play", (CARD_NAMES[card], "!") if declare else (CARD_NAMES[card],))]
-        case Bid(value):
-            return [("bid", (str(value),))]
-        case Pass():
-            return [("pass", ())]
-        case Contract(value):
-            return [("contract", (str(value),))]
-        case Give(cards):
-            by_target = dict(cards)
-            names = [CARD_NAMES[by_target[s]] for s in give_order(state.deal.active, seat)]
-            return [("give", tuple(names[: i + 1])) for i in range(len(names))]
-        case Discard(cards):
-            names = [CARD_NAMES[c] for c in cards]
-            return [("discard", tuple(names[: i + 1])) for i in range(len(names))]
-    return None
+    """The buttons pressed for a card, a bid, a pass, a contract, a give or a lay-down (the other moves
+    are typed)."""
+    if action.kind not in ("play", "bid", "pass", "contract", "give", "discard"):
+        return None
+    return vocabulary.presses(action, vocabulary.Mover.of_state(state, seat))
 
 
 class MemoryFuzz(FuzzMachine):

@@ -26,32 +26,17 @@ from fakes.telegram.models import UploadedFile
 
 from adapters.telegram.app import TelegramBot
 from adapters.telegram.limits import BUDGETED_METHODS, SendLimits
+from bot import vocabulary
 from bot.ai import decide_now
 from bot.commands import SECRET_MOVES, decode_payload
 from bot.handlers import Handlers
 from bot.ops.runtime import Runtime
-from bot.render import give_order
 from bot.service import Service
 from bot.settings import Settings
 from bot.snapshot import GameCache
 from bot.storage import MemoryStore, Store
 from bot.table import TableDoc
-from core.actions import (
-    Action,
-    Bid,
-    Blind,
-    Bomb,
-    Concede,
-    Contract,
-    Crawl,
-    Discard,
-    Give,
-    Pass,
-    Play,
-    SellTalon,
-    TakeTalon,
-)
-from core.cards import CARD_NAMES
+from core.actions import Action
 from core.game import GameState
 from core.view import seat_view
 
@@ -357,53 +342,13 @@ class Rig:
 
 
 def typed(action: Action, state: GameState, seat: int) -> str:
-    """The command a person types for `action`."""
-    match action:
-        case Play(card, declare):
-            return f"/play {CARD_NAMES[card]}{' !' if declare else ''}"
-        case Bid(value):
-            return f"/bid {value}"
-        case Pass():
-            return "/pass"
-        case Contract(value):
-            return f"/contract {value}"
-        case Give(cards):
-            by_target = dict(cards)
-            return "/give " + " ".join(CARD_NAMES[by_target[s]] for s in give_order(state.deal.active, seat))
-        case Discard(cards):
-            return "/discard " + " ".join(CARD_NAMES[c] for c in cards)
-        case TakeTalon(pile):
-            return f"/take {pile + 1}"
-        case Blind(yes):
-            return "/blind yes" if yes else "/blind no"
-    simple = {SellTalon: "/sell", Bomb: "/bomb", Concede: "/concede", Crawl: "/crawl"}
-    return simple[type(action)]
+    """The command a person types for `action` (`bot.vocabulary.typed`)."""
+    return vocabulary.typed(action, vocabulary.Mover.of_state(state, seat))
 
 
 def presses(action: Action, state: GameState, seat: int) -> list[tuple[str, tuple[str, ...]]]:
     """The buttons (command name, arguments) a person presses, in order, to make `action`."""
-    match action:
-        case Play(card, declare):
-            return [("play", (CARD_NAMES[card], "!") if declare else (CARD_NAMES[card],))]
-        case Bid(value):
-            return [("bid", (str(value),))]
-        case Pass():
-            return [("pass", ())]
-        case Contract(value):
-            return [("contract", (str(value),))]
-        case Give(cards):
-            by_target = dict(cards)
-            names = [CARD_NAMES[by_target[s]] for s in give_order(state.deal.active, seat)]
-            return [("give", tuple(names[: i + 1])) for i in range(len(names))]
-        case Discard(cards):
-            names = [CARD_NAMES[c] for c in cards]
-            return [("discard", tuple(names[: i + 1])) for i in range(len(names))]
-        case TakeTalon(pile):
-            return [("take", (str(pile + 1),) if state.deal.piles is not None else ())]
-        case Blind(yes):
-            return [("blind", ("yes",) if yes else ("no",))]
-    simple = {SellTalon: "sell", Bomb: "bomb", Concede: "concede", Crawl: "crawl"}
-    return [(simple[type(action)], ())]
+    return vocabulary.presses(action, vocabulary.Mover.of_state(state, seat))
 
 
 def decide(state: GameState, seat: int, seed: int, level: str = "easy") -> Action:
