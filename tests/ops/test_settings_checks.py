@@ -99,9 +99,7 @@ def test_an_unknown_preset_names_the_known_ones(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("DEFAULT_PRESET", "german")
     code, _, err = run_check()
     assert code == 2
-    assert err == [
-        "thousand: DEFAULT_PRESET: unknown preset 'german' (known: polish, estonian, russian)"
-    ]
+    assert err == ["thousand: DEFAULT_PRESET: unknown preset 'german' (known: polish, estonian, russian)"]
 
 
 @pytest.mark.parametrize("preset", ["polish", "estonian", "russian"])
