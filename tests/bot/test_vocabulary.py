@@ -208,3 +208,27 @@ def test_words_of_the_chats() -> None:
     with pytest.raises(MoveError) as refused:
         parse("/give 9C", mover)
     assert refused.value.code == "bad_give"
+
+
+def test_one_talon_of_four_cards_is_no_pile() -> None:
+    """Estonian with four players deals one talon of four cards: with the talon for sale its declarer is
+    offered "Take the talon" (`/take`), not "Take pile 1", which only two musiki (polish, two) offer."""
+    t = translator("en")
+    cases = ((("estonian", 4), ["Take the talon"]), (("polish", 2), ["Take pile 1", "Take pile 2"]))
+    for (name, players), wanted in cases:
+        taking = [
+            state
+            for seed in range(30)
+            for state in _states(_rules(name, True), players, seed)
+            if any(a.kind == "take_talon" for a in state.legal_actions(state.to_act))
+        ]
+        assert taking, name
+        state = taking[0]
+        assert state.to_act is not None
+        sv = seat_view(state, state.to_act)
+        legal = state.legal_actions(state.to_act)
+        choices = [c for c in menu(t, Mover.of_view(sv), legal) if c.kind == "take"]
+        assert [c.label for c in choices] == wanted
+        assert [typed(c.action, Mover.of_state(state, state.to_act)) for c in choices if c.action] == [
+            "/take" if len(wanted) == 1 else f"/take {n}" for n in range(1, len(wanted) + 1)
+        ]

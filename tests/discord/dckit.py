@@ -22,12 +22,12 @@ from fakes.discord import (
 from fakes.discord import permissions as perms
 
 from adapters.discord.client import BotConfig, ThousandBot
+from bot import vocabulary
 from bot.ai import decide_now
 from bot.commands import decode_payload
 from bot.handlers import Handlers
 from bot.i18n import LANGUAGES, translator
 from bot.ops.runtime import Runtime
-from bot.render import give_order
 from bot.service import Service
 from bot.settings import Settings
 from bot.storage import Store
@@ -360,6 +360,7 @@ class Driver:
         legal = state.legal_actions(seat)
         action = decide_now(self.level, seat_view(state, seat), legal, self.rng.getrandbits(32), None)
         use_slash = self.rng.random() < self.slash_ratio
+        mover = vocabulary.Mover.of_state(state, seat)
         by_args = {(p[0], p[1]): cid for cid, p in moves}
         if isinstance(action, Pass):
             if use_slash:
@@ -386,7 +387,7 @@ class Driver:
                 return await self.slash(user, "contract", amount=action.value)
             return await self.fake.press(user, hand, cid)
         if isinstance(action, Play):
-            args = (CARD_NAMES[action.card], "!") if action.declare else (CARD_NAMES[action.card],)
+            args = vocabulary.words(action, mover)[1]
             if use_slash:
                 offered = await self.autocomplete(user, "play", "card", "")
                 shown = {" ".join(p[1]) for _, p in moves if p[0] == "play"}
@@ -398,13 +399,8 @@ class Driver:
                 return await self.slash(user, "play", card=" ".join((typed, *args[1:])))
             return await self.fake.press(user, hand, by_args[("play", args)])
         if isinstance(action, Give | Discard):
-            name = "give" if isinstance(action, Give) else "discard"
-            if isinstance(action, Give):
-                order = give_order(state.deal.active, seat)
-                given = dict(action.cards)
-                cards = [CARD_NAMES[given[s]] for s in order]
-            else:
-                cards = [CARD_NAMES[c] for c in action.cards]
+            name, picked = vocabulary.words(action, mover)  # a give's cards in give order
+            cards = list(picked)
             # One card at a time: each press shows the hand with the choice so far. A half-way choice is
             # not saved (the table's version stays), so a late refresh of the same version can redraw the
             # hand without it, on a busy machine in a quick game: as a person would, pick again from the
@@ -424,13 +420,13 @@ class Driver:
                 moves = [(c, p) for c in hand.custom_ids() if (p := payload_of(c)) is not None]
                 i += 1
         if isinstance(action, TakeTalon):
-            cid = by_args.get(("take", (str(action.pile + 1),))) or by_args.get(("take", ()))
+            cid = by_args.get(vocabulary.words(action, mover))
         elif isinstance(action, Contract | Bid):
             cid = by_args.get(("contract", (str(action.value),)))
         else:
             cid = next((c for c, p in moves if p[0] == type(action).__name__.lower()), None)
             if isinstance(action, Blind):
-                cid = by_args.get(("blind", ("yes" if action.announce else "no",)))
+                cid = by_args.get(vocabulary.words(action, mover))
         if cid is None:  # the choice is not among the buttons shown (more than 8 values): any legal one
             cid = moves[0][0]
             self.stats["fallback"] += 1
