@@ -21,12 +21,13 @@ from rich.text import Text
 from adapters.console.prompt import LineReader
 from adapters.console.render import message_renderable
 from adapters.console.screen import YOU, Screen
-from adapters.console.verbs import again_word, neutral, verbs_line
+from adapters.console.verbs import again_word, in_words, neutral, word
 from bot.commands import UNKNOWN, PayloadError, encode_payload, from_payload, parse_text, read_payload
 from bot.handlers import Handlers
 from bot.handlers.base import YES
+from bot.help import help_lines
 from bot.i18n import LANGUAGES, Translator, parse_card_in, translator
-from bot.model import ChatRef, Command, Message, UserRef
+from bot.model import ChatRef, Command, Message, Private, UserRef
 from bot.service import Service
 from bot.settings import Settings
 from bot.storage import MemoryStore
@@ -218,17 +219,17 @@ class ConsoleGame:
             await self.send(parse_text("/end", self.chat, self.user))
             return False
         if word in _HELP:
-            self.say(t._("Type the number of a choice, a card (QS, 10h, q♠), or a command: bid 120, pass."))
-            self.say(t._("Also: help, rules, score, hand, table, quit."))
-            own = verbs_line(self.options.lang)
-            if own is not None:
-                self.say(t._("In your language too: {list}").format(list=own))
-            await self.send(parse_text("/help", self.chat, self.user))
+            self.show_help()
             return True
         if text.isascii() and text.isdigit():  # '²' is a digit to isdigit() but not to int()
             await self._choose(int(text))
             return True
         cards = self._cards(text)
+        head, _, rest = text.partition(" ")
+        if cards is None and head.lower().lstrip("/") in ("give", "discard") and self._offers(head):
+            # `give 9C` with one card of the give left picks it as typing `9C` would (the help names the
+            # verb; the service's `give` wants every card of the give at once).
+            cards = self._cards(rest)
         if cards is not None:
             await self.send(self._card_command(*cards))
             return True
@@ -238,6 +239,35 @@ class ConsoleGame:
             return True
         await self.send(command)
         return True
+
+    def _offers(self, move: str) -> bool:
+        """Whether the hand on screen has buttons of `move` (give, discard) now."""
+        move = move.lower().lstrip("/")
+        for payload in self.buttons:
+            try:
+                if read_payload(payload).name == move:
+                    return True
+            except PayloadError:
+                continue
+        return False
+
+    def show_help(self) -> None:
+        """The terminal's help, all in the player's language: its own words for the commands (`ставка 120`,
+        `отдай 9♣ В♦`; the English ones work too) and cards as their deck writes them."""
+        t, lang = self.t, self.options.lang
+        card = in_words(t, "QS · 10h · q♠").replace(" · ", ", ")
+        first = in_words(t, "bid 120 · pass").replace(" · ", ", ")
+        self.say(
+            t._("Type the number of a choice, a card ({cards}), or a command: {commands}.").format(
+                cards=card, commands=first
+            )
+        )
+        also = ", ".join(word(lang, w) for w in ("help", "rules", "score", "hand", "table", "quit"))
+        self.say(t._("Also: {commands}.").format(commands=also))
+        lines = [t._("**1000: commands**")]
+        for commands, what in help_lines("console"):
+            lines.append(f"{in_words(t, commands)}: {t._(what)}" if what else in_words(t, commands))
+        self.console.print(message_renderable(Message(Private(self.user), "\n".join(lines), kind="info")))
 
     def _in_english(self, text: str) -> str:
         """A line whose first word is a command in the player's language (`licytuj 120`), with that word
@@ -251,7 +281,11 @@ class ConsoleGame:
     async def loop(self) -> int:
         t = self.t
         await self.start()
-        self.say(t._("Type help for help, quit to stop."))
+        self.say(
+            t._("Type {help} for help, {quit} to stop.").format(
+                help=word(self.options.lang, "help"), quit=word(self.options.lang, "quit")
+            )
+        )
         while True:
             while not self.over:
                 line = await self.read_line("> ")

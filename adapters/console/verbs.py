@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["VERBS", "again_word", "neutral", "verbs_line"]
+from bot.i18n import Translator, parse_card_in
+from core.cards import CardParseError
+
+__all__ = ["VERBS", "again_word", "in_words", "neutral", "verbs_line", "word"]
 
 VERBS: Final[dict[str, dict[str, str]]] = {
     "pl": {
@@ -147,8 +150,47 @@ VERBS: Final[dict[str, dict[str, str]]] = {
 }
 """Per language: a typed word (lower case) → the neutral command, or `help`/`quit` of the terminal."""
 
+_NAMES: Final = frozenset(name for words in VERBS.values() for name in words.values())
+
 _SHOWN: Final = ("bid", "pass", "play", "give", "take", "discard", "contract", "score", "again", "quit")
 """The commands the help names in the player's words (the first word of each)."""
+
+
+YES_NO: Final = {"pl": "tak|nie", "ru": "да|нет", "uk": "так|ні", "et": "jah|ei", "tr": "evet|hayır"}
+"""`yes|no` as the help writes it in each language (`bot.vocabulary` takes these words)."""
+
+
+def word(lang: str, name: str) -> str:
+    """The word `lang` types for the neutral command or terminal word `name` (`bid` -> `licytuj`); `name`
+    itself in English or where the language has none."""
+    return next((w for w, n in VERBS.get(lang, {}).items() if n == name), name)
+
+
+def in_words(t: Translator, commands: str) -> str:
+    """A line of the terminal's help (`bot.help.TERMINAL`, written in the neutral English commands and the
+    international card notation) in the reader's words and cards: `bid 120 · pass` -> `ставка 120 · пас`,
+    `give 9C JD` -> `отдай 9♣ В♦`. The line is the code's own (never a translated text)."""
+    lang = t.lang
+    if lang == "en":
+        return commands
+    parts = []
+    for part in commands.split(" · "):
+        tokens = part.split(" ")
+        out = [word(lang, tokens[0]) if tokens[0] in _NAMES else _card(t, tokens[0])]
+        for token in tokens[1:]:
+            out.append(YES_NO.get(lang, token) if token == "yes|no" else _card(t, token))
+        parts.append(" ".join(out))
+    return " · ".join(parts)
+
+
+def _card(t: Translator, token: str) -> str:
+    """A card of the notation (`9C`, `q♠`) as the reader's deck writes it; any other token unchanged."""
+    try:
+        card = parse_card_in(token, ("en",))
+    except CardParseError:
+        return token
+    shown = t.card(card)
+    return shown.lower() if token == token.lower() and not token.isdigit() else shown
 
 
 def neutral(lang: str, word: str) -> str | None:

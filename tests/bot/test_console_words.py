@@ -11,7 +11,7 @@ import pytest
 from rich.console import Console
 
 from adapters.console.app import GameOptions, play
-from adapters.console.verbs import VERBS, again_word, neutral, verbs_line
+from adapters.console.verbs import VERBS, again_word, in_words, neutral, verbs_line
 from bot.commands import COMMANDS
 from bot.i18n import LANGUAGES, parse_card_in, translator
 from bot.render import render_help, rights_sentence
@@ -67,8 +67,11 @@ async def test_a_bid_in_the_players_words_reaches_the_game(lang: str, bid: str) 
         t._(m) for m in ("That bid is too low.", "It is not your turn.", "Bids go in steps of {step}.")
     ]
     assert any(r.split("{")[0] in text for r in refusals), text[-600:]
-    own = verbs_line(lang)
-    assert own is not None and own in text
+    # The help box speaks the player's words: the commands as they type them, cards as their deck writes them.
+    assert in_words(t, "bid 120 · pass · contract 120") in text
+    assert in_words(t, "give 9C JD · discard 9C JD · take 1") in text
+    for english in ("bid 120", "give 9C JD", "help · quit", "Type help", "quit to stop"):
+        assert english not in text, english
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
