@@ -436,6 +436,11 @@ async def _go(request: web.Request) -> web.Response:
 
 
 def add_queue_routes(app: web.Application) -> None:
+    """Play now's routes, and what strangers at a public table may do from the page (phrases, block,
+    report: `adapters.web.social`)."""
+    from adapters.web.social import add_social_routes
+
+    add_social_routes(app)
     app.router.add_post("/api/play", _play)
     app.router.add_post("/api/guest", _guest)
     app.router.add_post("/api/queue/join", _join)

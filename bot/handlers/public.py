@@ -6,6 +6,7 @@ that mean nothing there are refused before any handler runs (`Service`, `bot.pub
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from typing import Final
 
@@ -19,12 +20,16 @@ from bot.render import seat_name
 from bot.storage import StorageError
 from bot.views import seat_labels
 
-__all__ = ["PHRASE_LIMIT", "PHRASE_WINDOW", "PublicHandlers"]
+__all__ = ["PHRASE_KEEP", "PHRASE_LIMIT", "PHRASE_SCOPE", "PHRASE_WINDOW", "PublicHandlers"]
 
 PHRASE_LIMIT: Final = 3
 PHRASE_WINDOW: Final = 30.0
 """At most `PHRASE_LIMIT` phrases per person and table in `PHRASE_WINDOW` seconds, besides the command
 budget every command counts against: a phrase reaches everyone at the table, a "Thanks!" a second is noise."""
+PHRASE_SCOPE: Final = "phrases:"
+"""References scope (`Store.set_ref`) of a public table's recent phrases, `phrases:<table id>`, each
+`<time>:<nonce>` -> `<seat>:<phrase id>`: what the web page shows (it is sent no messages)."""
+PHRASE_KEEP: Final = 60.0
 
 
 class PublicHandlers(HandlerBase):
@@ -58,6 +63,14 @@ class PublicHandlers(HandlerBase):
             return
         label = seat_labels(doc)[seat]
         msgid = PHRASES[chosen]
+        # A web page receives no messages: it reads the table's recent phrases (adapters/web/social.py).
+        with contextlib.suppress(StorageError):
+            await self.svc.store.set_ref(
+                f"{PHRASE_SCOPE}{doc.id}",
+                f"{ctx.now:.3f}:{secrets.token_hex(2)}",
+                f"{seat}:{chosen}",
+                ttl_seconds=PHRASE_KEEP,
+            )
 
         def draw(tr: Translator) -> tuple[str, tuple[tuple[Button, ...], ...]]:
             return f"💬 {seat_name(tr, label)}: {tr._(msgid)}", ()

@@ -284,6 +284,7 @@
     renderActions(v);
     renderHand(v);
     renderSheet(v);
+    renderSocial(v);
   }
 
   function fact(label, ...value) {
@@ -341,7 +342,7 @@
       if (s !== v.me && !gate) for (let i = 0; i < (seat.cards || 0); i++) backs.append(Cards.back());
       return h("div", { class: cls.join(" "), "data-seat": s },
         h("div", { class: "name" }, seat.name, seat.computer ? botMark() : null, seat.away ? icon("pause", S("away")) : null),
-        line, marks, backs);
+        line, marks, backs, saidBy(s));
     });
     $("seats").replaceChildren(...boxes);
   }
@@ -880,6 +881,82 @@
       add("polyline", { points: pts.map((p) => p.join(",")).join(" "), class: "s" + s });
     }
     return svg;
+  }
+
+  // ---- strangers at a public table: the chats' fixed phrases, block and report (docs/WEB.md) ----
+  // The page is sent no messages: it asks for the table's recent phrases every few seconds and shows
+  // each once, for a moment, under the seat that said it.
+  const social = { choices: null, loading: false, seen: new Set(), said: {}, timer: null, notice: "", open: false };
+  const PHRASE_POLL_MS = 2500, PHRASE_SHOW_MS = 6000;
+  async function socialCall(command, args) {
+    try {
+      const { data } = await post("/api/social", { session: state.session, command, args });
+      social.notice = data.text || data.error || "";
+    } catch (e) { social.notice = S("connection_lost"); }
+    render();
+  }
+  async function pollPhrases() {
+    clearTimeout(social.timer);
+    const v = state.view;
+    if (!v || !v.public || !state.session) return;
+    try {
+      const { status, data } = await post("/api/phrases", { session: state.session });
+      if (status === 200) {
+        for (const p of data.phrases || []) {
+          if (social.seen.has(p.id)) continue;
+          social.seen.add(p.id);
+          social.said[p.seat] = { text: p.text, until: Date.now() + PHRASE_SHOW_MS, id: p.id };
+          setTimeout(render, PHRASE_SHOW_MS + 50);
+        }
+        render();
+      }
+    } catch (e) { /* the next poll */ }
+    social.timer = setTimeout(pollPhrases, PHRASE_POLL_MS);
+  }
+  function renderSocial(v) {
+    const box = $("social");
+    if (!box) return;
+    const show = v.public && v.me !== null && v.status !== "lobby";
+    box.hidden = !show;
+    if (!show) { box.replaceChildren(); return; }
+    if (!social.timer && !social.polling) { social.polling = true; pollPhrases(); }
+    if (!social.choices) {
+      if (!social.loading) {
+        social.loading = true;
+        post("/api/social/choices", { session: state.session }).then(({ data }) => { social.choices = data; render(); })
+          .catch(() => { social.loading = false; });
+      }
+      return;
+    }
+    const phrases = h("div", { class: "phrases", role: "group", "aria-label": S("say") },
+      ...social.choices.phrases.map((p) => button(p.name, () => socialCall("say", [p.value]), "quiet", { "data-phrase": p.value })));
+    const others = v.seats.map((s, i) => ({ s, i })).filter(({ s, i }) => i !== v.me && !s.computer);
+    const parts = [phrases];
+    if (others.length) {
+      const who = select("social-player", others.map(({ s, i }) => ({ value: i + 1, name: s.name })), social.player || "");
+      who.addEventListener("change", () => { social.player = who.value; });
+      const why = select("social-reason", social.choices.reasons, social.reason || "");
+      why.addEventListener("change", () => { social.reason = why.value; });
+      const act = (cmd) => () => {
+        social.player = who.value; social.reason = why.value;
+        socialCall(cmd, cmd === "report" ? [who.value, why.value] : [who.value]);
+      };
+      const details = h("details", { class: "safety", open: social.open },
+        h("summary", { text: S("safety") }),
+        h("div", { class: "row" }, h("label", {}, S("player"), who), h("label", {}, S("reason"), why)),
+        h("div", { class: "row buttons" },
+          button(S("block"), act("block"), "quiet", { "data-kind": "block-player" }),
+          button(S("unblock"), act("unblock"), "quiet", { "data-kind": "unblock-player" }),
+          button(S("report"), act("report"), "quiet danger-text", { "data-kind": "report-player" })));
+      details.addEventListener("toggle", () => { social.open = details.open; });
+      parts.push(details);
+    }
+    parts.push(h("p", { class: "social-notice", id: "social-notice", role: "status", text: social.notice }));
+    box.replaceChildren(...parts);
+  }
+  function saidBy(seat) {
+    const said = social.said[seat];
+    return said && said.until > Date.now() ? h("div", { class: "said", "data-said": said.id, text: said.text }) : null;
   }
 
   async function start() {

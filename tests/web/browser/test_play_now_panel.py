@@ -5,7 +5,7 @@ the panel offers a choice of language that the labels and the guest's table foll
 
 from __future__ import annotations
 
-from test_play_now_browser import PHONE, Lobby, find_game, lobby
+from test_play_now_browser import DESKTOP, PHONE, Lobby, find_game, lobby
 
 __all__ = ["lobby"]  # the fixture, shared with test_play_now_browser
 
@@ -55,3 +55,32 @@ async def test_the_panel_speaks_the_readers_language_and_offers_a_choice(lobby: 
     await page.reload()
     await page.wait_for_selector("#pn-form")
     assert await page.inner_text("#playnow h1") == "Mängi kohe"
+
+
+async def test_strangers_on_the_web_have_the_phrases_block_and_report(lobby: Lobby) -> None:
+    """The chats' `/say gl`, `/block`, `/report` from the web table: a phrase reaches the other's page in
+    their language, signed with the name; block and report answer as the chats do."""
+    phone = await lobby.open(PHONE, lang="pl")
+    desk = await lobby.open(DESKTOP, lang="en")
+    await find_game(phone, "Ala", "polish", 2, "slow")
+    await phone.page.wait_for_selector('#pn-status[data-state="waiting"]')
+    await find_game(desk, "Bartek", "polish", 2, "slow")
+    for tab in (phone, desk):
+        await tab.page.wait_for_selector("#app[data-version]:not([hidden])", timeout=8000)
+        await tab.page.wait_for_selector("#social:not([hidden]) button[data-phrase]")
+    ala = int(await phone.page.get_attribute(".seat.me", "data-seat") or -1)
+    # Ala says "Good luck!" on her page; Bartek reads it under her seat, in English, within a poll.
+    await phone.page.locator('#social button[data-phrase="gl"]').click()
+    said = desk.page.locator(f'.seat[data-seat="{ala}"] .said')
+    await said.wait_for(timeout=6000)
+    assert await said.inner_text() == "Good luck!"
+    mine = phone.page.locator(f'.seat[data-seat="{ala}"] .said')
+    await mine.wait_for(timeout=6000)
+    assert await mine.inner_text() == "Powodzenia!"
+    # Bartek blocks and reports Ala (the player and the reason chosen from lists): the chats' answers.
+    await desk.page.locator("#social details.safety summary").click()
+    await desk.page.select_option("#social-reason", "abuse")
+    await desk.page.locator('#social button[data-kind="block-player"]').click()
+    await desk.page.wait_for_selector("#social-notice:has-text('is blocked')")
+    await desk.page.locator('#social button[data-kind="report-player"]').click()
+    await desk.page.wait_for_selector("#social-notice:has-text('Report filed: Ala')")
