@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import secrets
 from collections.abc import Awaitable, Callable
+from typing import Final
 
 from bot.context import Context, Refusal
 from bot.handlers import rights
@@ -24,6 +25,23 @@ from core.game import new_game
 from core.rules import RuleError, preset
 
 AI_NAMES = ("Ada", "Boris", "Celina", "Dawid", "Eeva", "Fatma", "Gosia", "Hugo")
+"""Computer players' names at a table in English or Polish, and at a public table (any reader's)."""
+COMPUTER_NAMES: Final[dict[str, tuple[str, ...]]] = {
+    "ru": ("Аня", "Борис", "Вера", "Глеб", "Даша", "Егор", "Женя", "Зоя"),
+    "uk": ("Андрій", "Богдана", "Віктор", "Галина", "Данило", "Євгенія", "Захар", "Ірина"),
+    "et": ("Aino", "Jaan", "Kadri", "Mart", "Eeva", "Tõnu", "Liis", "Priit"),
+    "tr": ("Ayşe", "Burak", "Ceren", "Deniz", "Elif", "Fatma", "Gökhan", "Hakan"),
+}
+"""Computer players' names written as the table's language writes names (a Russian game's computers are not
+"Ada" and "Boris" in Latin letters). A name is stored with its seat when the computer sits down, so a game
+keeps the names it started with whatever this list becomes."""
+
+
+def computer_names(lang: str) -> tuple[str, ...]:
+    """The names computer players take at a table in `lang`, in order."""
+    return COMPUTER_NAMES.get(lang, AI_NAMES)
+
+
 MAX_SEATS = 4
 
 
@@ -197,7 +215,7 @@ class LobbyHandlers(HandlerBase):
         if len(doc.seats) >= self._max_seats(doc):
             raise Refusal("table_full")
         taken = {s.name for s in doc.seats}
-        name = next(n for n in AI_NAMES if n not in taken)
+        name = next(n for n in computer_names(doc.settings.language) if n not in taken)
         doc.seats.append(SeatDoc(kind="ai", name=name, level=level))
         ctx.deadline_reset = True
         ctx.mark("add_ai")
@@ -277,7 +295,7 @@ class LobbyHandlers(HandlerBase):
             elif seat.kind == "ai":
                 seats.append(SeatDoc(kind="ai", name=seat.name, level=seat.level))
             else:  # its person left the last game: a computer takes the seat
-                name = next(n for n in AI_NAMES if n not in taken)
+                name = next(n for n in computer_names(doc.settings.language) if n not in taken)
                 taken.add(name)
                 seats.append(SeatDoc(kind="ai", name=name, level=doc.settings.ai_level))
         user = ctx.user
