@@ -23,7 +23,7 @@ from bot.vocabulary import give_order as give_order  # the words of moves live t
 from bot.vocabulary import page_start as page_start
 from core import events as ev
 from core.actions import Action
-from core.cards import CARD_NAMES, SUIT_MASKS, cards_of
+from core.cards import CARD_NAMES, MARRIAGE_MASKS, SUIT_MASKS, cards_of
 from core.deal import ACE_SUIT, Phase
 from core.events import Event
 from core.rules import RuleSet
@@ -56,7 +56,7 @@ PHASE_NAMES = {
     Phase.SALE: N_("talon sale"),
     Phase.TALON: N_("talon"),
     Phase.DISCARD: N_("laying down"),
-    Phase.EXCHANGE: N_("exchange"),
+    Phase.EXCHANGE: N_("giving cards"),  # as its prompt says ("give a card to Ala"), in every language
     Phase.CONTRACT: N_("contract"),
     Phase.PLAY: N_("play"),
     Phase.DONE: N_("game over"),
@@ -418,6 +418,28 @@ def private_notes(t: Translator, names: list[str], events: Sequence[Event], seat
     return notes
 
 
+FIRST_TRICK_NOTE = N_("No marriage on the first trick: a king or queen led now declares nothing.")
+
+
+def first_trick_note(t: Translator, sv: SeatView) -> str | None:
+    """Said to a seat that leads the first trick holding a marriage (before the lead, and while the trick
+    it led with a king or queen of that marriage is on the table): the engine declares no marriage on the
+    first trick of a deal (RULES.md), and a lead that would declare one later declares nothing now.
+    Private: the pair is the seat's secret."""
+    if sv.phase != Phase.PLAY or sv.trick_history or not sv.hand_known:
+        return None
+    if sv.trick:
+        led = sv.trick[0]
+        if sv.trick_seats[0] != sv.seat or led == HIDDEN or led % 6 not in (2, 3):  # a queen or king
+            return None
+        pair = MARRIAGE_MASKS[led // 6]
+        if (sv.hand | 1 << led) & pair != pair:
+            return None
+    elif sv.to_act != sv.seat or not any(sv.hand & pair == pair for pair in MARRIAGE_MASKS):
+        return None
+    return t._(FIRST_TRICK_NOTE)
+
+
 def render_hand(
     t: Translator,
     sv: SeatView,
@@ -464,6 +486,9 @@ def render_hand(
         if sv.trick:
             lines.append(t._("Trick: {cards}").format(cards=_trick_text(t, names, sv.trick, sv.trick_seats)))
     lines.extend(notes)
+    first_trick = first_trick_note(t, sv)
+    if first_trick is not None:
+        lines.append(first_trick)
     rows: list[tuple[Button, ...]] = []
     if legal:
         prompt, rows = _prompt(t, sv, names, legal, payload, selection, page)
