@@ -163,7 +163,7 @@ def view_json(
         out["recent"] = recent[::-1]
     # Every finished deal's result (the stored game's), so a page opened or reloaded later can show any
     # of them, one tap away on its score sheet.
-    out["history"] = [_result_json(t, state, r, names) for r in state.results]
+    out["history"] = [_result_json(t, state, r, names, reader) for r in state.results]
     out["talon_taken"] = _talon_taken(t, pv, names)
     if doc.turn is not None and doc.turn.kind == "turn" and doc.status == "game":
         out["turn_deadline"] = doc.turn.deadline

@@ -63,6 +63,9 @@ async def test_every_trick_and_each_result_reach_the_view(solo: Harness, preset:
                 seen[deal] = tricks
         for item in view["recent"]:
             results[item["deal"]] = item["result"]
+        for h in view.get("history", []):  # the deal history tells the page's reader the same way
+            if h["ending"] == "played" and h["declarer"] == seat:
+                assert h["summary"].startswith("You made" if h["made"] else "You failed"), h["summary"]
         # Outside `recent` (the last deals' tricks, public), no card of another seat's hand is there.
         current = {k: v for k, v in view.items() if k != "recent"}
         others = {CARD_NAMES[c] for s, h in enumerate(state.deal.hands) if s != seat for c in cards_of(h)}
