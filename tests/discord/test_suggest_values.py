@@ -9,16 +9,15 @@ from dckit import Driver, World, payload_of, running_bot, settings
 from fakes.discord import FakeDiscord
 
 from adapters.discord.suggest import MAX_CHOICES, Suggest
-from bot.commands import parse_text
+from bot import vocabulary
+from bot.commands import SECRET_MOVES, parse_text
 from bot.handlers import Handlers
 from bot.model import ChatRef, Command, UserRef
-from bot.render import give_order
 from bot.service import Service
 from bot.snapshot import GameCache
 from bot.storage import MemoryStore
 from bot.table import TableDoc
-from core.actions import Action, Bid, Contract, Give, Pass, Play, TakeTalon
-from core.cards import CARD_NAMES
+from core.actions import Action, Bid, Contract
 from core.deal import Phase
 from core.game import GameState
 
@@ -87,26 +86,12 @@ async def test_every_legal_bid_and_contract_can_be_typed() -> None:
 
 
 def _move_command(action: Action, state: GameState, seat: int, user: UserRef) -> Command:
-    """The typed command of a move of the auction and the exchange (and a first card); a give from the
-    player's private chat, as the channel refuses secret moves."""
-    match action:
-        case Bid(value):
-            text = f"/bid {value}"
-        case Contract(value):
-            text = f"/contract {value}"
-        case Pass():
-            text = "/pass"
-        case TakeTalon(pile):
-            text = f"/take {pile + 1}"
-        case Give(cards):
-            given = dict(cards)
-            text = "/give " + " ".join(CARD_NAMES[given[s]] for s in give_order(state.deal.active, seat))
-        case Play(card, declare):
-            text = f"/play {CARD_NAMES[card]}{' !' if declare else ''}"
-        case _:
-            text = "/" + type(action).__name__.lower()
-    chat = ChatRef("dc", f"dm{user.user_id}", user.name, True) if isinstance(action, Give) else CHAT
-    command = parse_text(text, chat, user)
+    """The typed command of a move (`bot.vocabulary.typed`); a give or a lay-down from the player's
+    private chat, as the channel refuses secret moves."""
+    mover = vocabulary.Mover.of_state(state, seat)
+    name, _ = vocabulary.words(action, mover)
+    chat = ChatRef("dc", f"dm{user.user_id}", user.name, True) if name in SECRET_MOVES else CHAT
+    command = parse_text(vocabulary.typed(action, mover), chat, user)
     assert command is not None
     return command
 
