@@ -16,7 +16,7 @@ from bot.commands import encode_payload, table_tag
 from bot.i18n import Translator, translator
 from bot.ladder import Rating
 from bot.public.fanout import PUBLIC_PLATFORM
-from bot.render import PHASE_NAMES, hand_order
+from bot.render import PHASE_NAMES, first_trick_note, hand_order
 from bot.render_result import (
     TALON_OF_DEAL,
     _ending_text,
@@ -202,6 +202,9 @@ def view_json(
         out["actions"] = [{"kind": "again", "label": t._("Play again"), "payload": payload("again", ())}]
     if legal:
         out["prompt"] = _prompt(t, sv, names, legal)
+        note = first_trick_note(t, sv)  # the first trick declares no marriage: said as the chats say it
+        if note is not None:
+            out["prompt"] += " " + note
     elif pv.to_act >= 0 and not pv.finished and pv.to_act != seat:
         out["prompt"] = t._("Waiting for {name}.").format(name=names[pv.to_act])
     return out

@@ -13,9 +13,12 @@ from rich.console import Console
 
 from adapters.console.app import ConsoleGame, GameOptions, play
 from adapters.console.verbs import word
+from adapters.web.viewjson import view_json
+from bot.commands import from_payload, parse_text
 from bot.handlers import Handlers
 from bot.handlers.lobby import AI_NAMES, COMPUTER_NAMES
 from bot.i18n import LANGUAGES, translator
+from bot.model import ChatRef, UserRef
 from bot.render import FIRST_TRICK_NOTE, PHASE_NAMES, first_trick_note
 from bot.service import Service
 from bot.settings import Settings
@@ -103,7 +106,7 @@ async def test_give_one_card_at_a_time_with_the_helps_verb(lang: str) -> None:
             return "1"
         if state.phase == Phase.EXCHANGE:
             # One card a line: the first card not picked yet (the picks are the hand's, until all are given).
-            card = [c for c in range(24) if state.deal.hands[me] >> c & 1 and c not in picked][0]
+            card = next(c for c in range(24) if state.deal.hands[me] >> c & 1 and c not in picked)
             picked.append(card)
             typed.append(f"{give} {t.card(card)}")
             return typed[-1]
@@ -167,3 +170,54 @@ def test_the_first_tricks_marriage_rule_is_said_to_the_leader(lang: str) -> None
         later, _ = apply(later, s, later.legal_actions(s)[0])
     if later.phase == Phase.PLAY:
         assert first_trick_note(t, seat_view(later, later.to_act)) is None
+
+
+@pytest.mark.parametrize("lang", ["pl", "en"])
+async def test_the_first_tricks_rule_reaches_the_chats_hand_and_the_web_page(lang: str) -> None:
+    """Said where the leader reads it: the hand (the chats, the terminal) and the web page's prompt."""
+    t = translator(lang)
+    note = t._(FIRST_TRICK_NOTE)
+    chat = ChatRef("console", "local", "Terminal", private=True)
+    user = UserRef("console", "you", "Ala", lang, True)
+    for seed in range(40):
+        store = MemoryStore()
+        settings = Settings(_env_file=None, redis_url=None, default_language=lang, default_preset="polish",
+                            turn_seconds=0, default_ai_level="easy", table_updates="every_action",
+                            charts=False, ai_workers=0, command_limit=0)  # fmt: skip
+        service = Service(store, settings, handlers=Handlers, rng=random.Random(seed))
+        try:
+            for text in ("/new polish", "/add_ai easy", "/add_ai easy", "/start"):
+                messages = await service.handle(parse_text(text, chat, user))  # type: ignore[arg-type]
+            for _ in range(30):
+                stored = await store.load(chat.key)
+                assert stored is not None
+                doc = TableDoc.model_validate_json(stored.document)
+                assert doc.game is not None
+                state = GameCache().state(doc.serial, doc.game.spec, doc.game.actions)
+                me = doc.seat_of(user.key)
+                if state.phase == Phase.PLAY or state.to_act != me:
+                    break
+                legal = state.legal_actions(me)
+                passes = [a for a in legal if isinstance(a, Pass)]
+                command = "/pass" if passes else None
+                if command is None:
+                    hand = [m for m in messages if m.kind == "hand"]
+                    payload = hand[-1].buttons[0][0].payload
+                    messages = await service.handle(from_payload(payload, chat, user))
+                else:
+                    messages = await service.handle(parse_text(command, chat, user))  # type: ignore[arg-type]
+            leads = state.phase == Phase.PLAY and state.to_act == me and not state.deal.trick
+            if not (leads and not state.deal.tricks):
+                continue
+            held = state.deal.hands[me]
+            hands = [m.text for m in messages if m.kind == "hand"]
+            view = view_json(doc, stored.version, state, me, lang)
+            if not any(held & m == m for m in MARRIAGE_MASKS):
+                assert not any(note in h for h in hands) and note not in view["prompt"]
+                continue
+            assert hands and note in hands[-1], hands[-1:]
+            assert note in view["prompt"], view["prompt"]
+            return
+        finally:
+            await service.close()
+    pytest.fail("no seed led the first trick holding a marriage")
