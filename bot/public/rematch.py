@@ -84,11 +84,15 @@ def offer_turn(doc: TableDoc, now: float) -> TurnDoc | None:
     return TurnDoc(kind="rematch", token=f"{doc.serial}.R", deadline=doc.rematch.deadline)
 
 
-def rematch_line(t: Translator) -> str:
-    return "🔁 " + t._(
+def offer_text(t: Translator) -> str:
+    return t._(
         "**Play again** with the same people? The new game starts when everyone agrees, within a minute; "
         "the seat of anyone who does not goes to a computer."
     )
+
+
+def rematch_line(t: Translator) -> str:
+    return "🔁 " + offer_text(t)
 
 
 def rematch_buttons(
@@ -103,15 +107,23 @@ def rematch_buttons(
     )
 
 
-def _answers(doc: TableDoc) -> list[tuple[str, str]]:
-    """(display name, mark) of each person seated at the finished table: ✅ yes, ❌ no, ⏳ not yet."""
+CHAT_MARKS: Final = ("✅", "❌", "⏳")
+PAGE_MARKS: Final = ("✓", "✗", "…")
+"""The web page's marks: characters every system font has (a machine without an emoji font draws ✅ as
+an empty box, as issue 25 saw ⏱ and 🔎 drawn)."""
+
+
+def _answers(doc: TableDoc, marks: tuple[str, str, str] = CHAT_MARKS) -> list[tuple[str, str]]:
+    """(display name, mark) of each person seated at the finished table: yes, no, not yet."""
     offer = doc.rematch
     assert offer is not None
     out = []
     for seat in doc.seats:
         if not seat.human or seat.user is None:
             continue
-        mark = "✅" if seat.user in offer.accepted else "❌" if seat.user in offer.declined else "⏳"
+        mark = (
+            marks[0] if seat.user in offer.accepted else marks[1] if seat.user in offer.declined else marks[2]
+        )
         out.append((seat.name, mark))
     return out
 
@@ -124,7 +136,7 @@ def rematch_state(doc: TableDoc, user_key: str, t: Translator, now: float) -> di
     answer = "yes" if user_key in offer.accepted else "no" if user_key in offer.declined else None
     state = ("started" if offer.next is not None else "lapsed") if offer.closed else "open"
     text = {
-        "open": rematch_line(t),
+        "open": offer_text(t),
         "started": t._("The new game has started below."),
         "lapsed": t._("No new game: nobody agreed in time."),
     }[state]
@@ -132,7 +144,7 @@ def rematch_state(doc: TableDoc, user_key: str, t: Translator, now: float) -> di
         "state": state,
         "text": text,
         "seconds_left": max(0, round(offer.deadline - now)) if state == "open" else 0,
-        "people": [{"name": name, "mark": mark} for name, mark in _answers(doc)],
+        "people": [{"name": name, "mark": mark} for name, mark in _answers(doc, PAGE_MARKS)],
         "answer": answer,
         "labels": {"yes": t._("Play again"), "no": t._("No thanks")},
         "next": offer.next,

@@ -96,7 +96,7 @@ async def test_two_guests_agree_then_one_declines(qrig: QRig) -> None:  # noqa: 
     end = await play_out(rig, sessions, 3)
     assert end["public"] is True and end["rematch"]["state"] == "open"
     assert end["rematch"]["labels"] == {"yes": "Play again", "no": "No thanks"}
-    assert [p["mark"] for p in end["rematch"]["people"]] == ["⏳", "⏳"]
+    assert [p["mark"] for p in end["rematch"]["people"]] == ["…", "…"]
     polish = (await view(rig, sessions[1]))["rematch"]
     assert polish["labels"]["no"] == "Nie, dziękuję" and 0 < polish["seconds_left"] <= 60
 
@@ -113,7 +113,7 @@ async def test_two_guests_agree_then_one_declines(qrig: QRig) -> None:  # noqa: 
     data = await rematch(rig, sessions[0], "yes")
     assert "error" not in data and data["rematch"]["state"] == "open" and data["rematch"]["answer"] == "yes"
     other = await rematch(rig, sessions[1])
-    assert [p["mark"] for p in other["rematch"]["people"]] == ["✅", "⏳"] and "session" not in other
+    assert [p["mark"] for p in other["rematch"]["people"]] == ["✓", "…"] and "session" not in other
     data = await rematch(rig, sessions[1], "yes")
     assert data["rematch"]["state"] == "started" and data["session"] and data["seat"] in (0, 1)
     second = data["rematch"]["next"]
