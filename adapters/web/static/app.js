@@ -294,11 +294,14 @@
   function renderFacts(v) {
     const out = [];
     if (v.deal) out.push(fact(S("deal"), h("b", { text: String(v.deal) })));
-    if (v.phase) out.push(h("span", { class: "fact phase", text: S("phase." + v.phase) }));
-    if (v.trump) out.push(fact(S("trump"), Cards.suit(v.trump, state.strings)));
-    if (v.contract) out.push(fact(S("contract"), h("b", { text: String(v.contract) })));
+    // Between deals the bar tells nothing of the next deal's auction either (the result is read first).
+    const gate = between(v);
+    if (v.phase && !gate) out.push(h("span", { class: "fact phase", text: S("phase." + v.phase) }));
+    if (v.trump && !gate) out.push(fact(S("trump"), Cards.suit(v.trump, state.strings)));
+    if (gate) { /* nothing of the next deal's auction */ }
+    else if (v.contract) out.push(fact(S("contract"), h("b", { text: String(v.contract) })));
     else if (v.bid) out.push(fact(S("bid"), h("b", { text: String(v.bid) })));
-    if (v.declarer >= 0) out.push(fact(S("declarer"), h("b", { text: nameOf(v.declarer) })));
+    if (v.declarer >= 0 && !gate) out.push(fact(S("declarer"), h("b", { text: nameOf(v.declarer) })));
     if (v.me === null) out.push(h("span", { class: "fact", text: S("spectator") }));
     if (v.rating) {
       // "1500?" and the points explain themselves (a tooltip; the legend under the score sheet says it too).

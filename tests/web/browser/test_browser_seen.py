@@ -43,7 +43,8 @@ WATCH = """
     // A result with its Continue while the next deal's moves, hand or felt show under it.
     const open = document.querySelector('#result:not([hidden]) button[data-kind="close-result"]');
     const felt = document.getElementById("felt");
-    if (open && (moves || document.querySelector("#hand svg.card") || felt.offsetParent !== null))
+    if (open && (moves || document.querySelector("#hand svg.card") || felt.offsetParent !== null
+        || document.querySelector("#facts .phase, .seat .bid")))
       w.under.push(deal);
     // Bids are the auction's: once the contract is fixed no seat reads "Bid …" (or "Pass").
     if (app.dataset.contract !== "0")
