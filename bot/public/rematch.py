@@ -276,9 +276,9 @@ class PublicRematch:
         offer = doc.rematch
         assert offer is not None and offer.next is not None
         players = []
-        for key in offer.accepted:
-            seat = doc.seats[doc.seat_of(key) or 0]
-            if seat.user != key:
+        for seat in doc.seats:  # in their seats' order
+            key = seat.user
+            if not seat.human or key is None or key not in offer.accepted:
                 continue
             status = await self.queue.status(key)
             if status.queued:
