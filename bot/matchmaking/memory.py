@@ -89,7 +89,7 @@ class MemoryQueue(MatchQueue):
             next(iter(ratings.values())),
             options,
             at,
-            self._clock() + self.config.entry_seconds,
+            self._clock() + self.config.lifetime(player.key),
             eligible,
             tuple(ratings.items()),
         )
@@ -112,7 +112,8 @@ class MemoryQueue(MatchQueue):
         await self.renew([player_key])
         pools = set(pools_for(entry.options))
         waiting = max(
-            sum(1 for k in self._entries if self._entry(k) is not None and pool in self._pools_of(k))
+            # A copy of the keys: `_entry` drops an expired entry as it reads it.
+            sum(1 for k in list(self._entries) if self._entry(k) is not None and pool in self._pools_of(k))
             for pool in pools
         )
         waited = at - entry.joined
@@ -132,7 +133,7 @@ class MemoryQueue(MatchQueue):
         for key in player_keys:
             entry = self._entry(key)
             if entry is not None:
-                self._entries[key] = replace(entry, expires=self._clock() + self.config.entry_seconds)
+                self._entries[key] = replace(entry, expires=self._clock() + self.config.lifetime(key))
                 renewed += 1
         return renewed
 

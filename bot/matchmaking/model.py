@@ -143,6 +143,9 @@ class MatchConfig:
     - `spread_base` + `spread_per_second` * wait, capped at `spread_max`: the rating window around the
       longest-waiting player of a pool; two minutes of waiting open it to the cap.
     - `entry_seconds`: an entry not renewed for this long expires (the player closed the chat).
+    - `page_entry_seconds`: the same for a web page's player (platform `web`): the page renews its entry
+      every 2 s while open and says when it closes, so without that its entry goes soon (issue 25: a
+      closed tab stayed queued 120 s, and the next visitor read "Waiting for this game: 2").
     - `computers_after`: after this wait the player may start at once with computers in empty seats.
     - Leavers: `leave_free` leaves (within `leave_memory_seconds`) cost nothing, each further leave
       makes the player eligible `leave_penalty_seconds` later, capped at `leave_penalty_max`.
@@ -155,6 +158,7 @@ class MatchConfig:
     spread_per_second: float = 5.0
     spread_max: float = 700.0
     entry_seconds: float = 120.0
+    page_entry_seconds: float = 20.0
     computers_after: float = 60.0
     leave_free: int = 1
     leave_penalty_seconds: float = 30.0
@@ -167,6 +171,12 @@ class MatchConfig:
     build_grace_seconds: float = 30.0
     scan_anchors: int = 64
     scan_candidates: int = 64
+
+    def lifetime(self, player_key: str) -> float:
+        """How long the entry of `player_key` (`platform:user_id`) lives without a renewal."""
+        if player_key.startswith("web:"):
+            return min(self.page_entry_seconds, self.entry_seconds)
+        return self.entry_seconds
 
     @classmethod
     def from_settings(cls, settings: Settings) -> MatchConfig:

@@ -113,7 +113,7 @@ class RedisQueue(MatchQueue):
                 _num(at),
                 entry.encode(),
                 _num(first),
-                _ms(c.entry_seconds),
+                _ms(c.lifetime(player.key)),
                 player.platform,
                 c.leave_free,
                 _num(c.leave_penalty_seconds),
@@ -137,9 +137,8 @@ class RedisQueue(MatchQueue):
 
     async def status(self, player_key: str, now: float | None = None) -> QueueStatus:
         at = time.time() if now is None else now
-        reply = await self._script(
-            _STATUS, [self.key("e", player_key)], [self.head, player_key, _ms(self.config.entry_seconds)]
-        )
+        lifetime = _ms(self.config.lifetime(player_key))
+        reply = await self._script(_STATUS, [self.key("e", player_key)], [self.head, player_key, lifetime])
         if reply[0] == "queued":
             waited = at - float(reply[1])
             return QueueStatus(

@@ -1151,6 +1151,14 @@
     const { status, data } = r;
     if (status === 401) { store(null); pn.player = null; pn.status = null; pn.notice = data.error || ""; drawPanel(); return; }
     if (status !== 200) { pn.notice = data.error || String(status); drawPanel(); return; }
+    // Dropped from the queue while waiting without cancelling (a background tab's timers slowed past
+    // its entry's short lifetime): queue again, once, with the same options.
+    if (path.endsWith("/status") && data.state === "idle" && pn.status && pn.status.state === "waiting" && pn.options && !pn.rejoined) {
+      pn.rejoined = true;
+      await queueCall("/api/queue/join");
+      return;
+    }
+    if (data.state !== "idle") pn.rejoined = false;
     pn.status = data;
     pn.notice = data.notice || (path.endsWith("/join") || path.endsWith("/status") ? "" : pn.notice);
     if (data.options) pn.options = data.options;

@@ -84,3 +84,22 @@ async def test_strangers_on_the_web_have_the_phrases_block_and_report(lobby: Lob
     await desk.page.wait_for_selector("#social-notice:has-text('is blocked')")
     await desk.page.locator('#social button[data-kind="report-player"]').click()
     await desk.page.wait_for_selector("#social-notice:has-text('Report filed: Ala')")
+
+
+async def test_a_page_dropped_from_the_queue_while_waiting_queues_again(lobby: Lobby) -> None:
+    """A background tab's timers slow down (once a minute after a while in Chrome), past a page entry's
+    short lifetime: the page, dropped without having cancelled, queues again with the same options."""
+    tab = await lobby.open(PHONE, lang="en")
+    await find_game(tab, "Ala", "polish", 3, "slow")
+    await tab.page.wait_for_selector('#pn-status[data-state="waiting"]')
+    # The entry goes (as if expired): removed behind the page's back.
+    status = await tab.page.evaluate(
+        """async () => (await fetch("/api/queue/cancel", { method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ player: localStorage.getItem("thousand.player") }) })).status"""
+    )
+    assert status == 200
+    await tab.page.wait_for_timeout(4500)  # two polls
+    assert await tab.page.locator("#pn-form").count() == 0
+    await tab.page.wait_for_selector('#pn-status[data-state="waiting"]')
+    assert "Waiting for this game: 1" in await tab.page.inner_text("#pn-status")
