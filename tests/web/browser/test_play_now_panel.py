@@ -103,3 +103,17 @@ async def test_a_page_dropped_from_the_queue_while_waiting_queues_again(lobby: L
     assert await tab.page.locator("#pn-form").count() == 0
     await tab.page.wait_for_selector('#pn-status[data-state="waiting"]')
     assert "Waiting for this game: 1" in await tab.page.inner_text("#pn-status")
+
+
+async def test_the_panel_draws_with_the_fonts_there_are(lobby: Lobby) -> None:
+    """The status lines of /play begin with 🔎 in the chats; the panel shows none of what this machine's
+    fonts lack (an empty box in Debian's chromium), in any language it offers."""
+    from test_browser_seen import TEXT, _covered
+
+    for lang in ("en", "ru", "tr"):
+        tab = await lobby.open(PHONE, lang=lang)
+        await find_game(tab, "Ala" + lang, "polish", 3, "slow")
+        await tab.page.wait_for_selector('#pn-status[data-state="waiting"]')
+        missing = _covered(set(await tab.page.evaluate(TEXT)))
+        assert not missing, (lang, sorted(f"U+{ord(c):04X}" for c in missing))
+        await tab.page.click("#pn-cancel")
