@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
 
 import hypothesis
+from fuzz_constants import fixed_local_constants
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, rule, run_state_machine_as_test
 from relkit import (
@@ -452,14 +453,15 @@ def run_seeded(
     seed that replays the whole loop (`THOUSAND_FUZZ_SEED=<seed>`, same case counts) and hypothesis
     prints the failing example's blob (`@reproduce_failure(...)` on the machine class replays just it)."""
     try:
-        run_state_machine_as_test(
-            hypothesis.seed(seed * 1_000 + rnd)(machine),
-            settings=hypothesis.settings(
-                settings,
-                print_blob=True,
-                phases=tuple(p for p in settings.phases if p in fuzz_phases()),
-            ),
-        )
+        with fixed_local_constants():  # the same draws for a seed alone as in the whole suite
+            run_state_machine_as_test(
+                hypothesis.seed(seed * 1_000 + rnd)(machine),
+                settings=hypothesis.settings(
+                    settings,
+                    print_blob=True,
+                    phases=tuple(p for p in settings.phases if p in fuzz_phases()),
+                ),
+            )
     except BaseException as exc:
         note = f"replay this fuzz run with {FUZZ_SEED}={seed} (round {rnd} of {machine.__name__} failed)"
         print(f"\n{note}")
