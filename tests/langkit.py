@@ -124,10 +124,14 @@ _COMMAND = re.compile(r"/thousand \w+|/\w+")
 
 def english_in(lang: str, texts: Iterable[tuple[str, str]], names: Iterable[str]) -> list[str]:
     """`where: English found: text` for each (where, text) that has English in it."""
+    from bot.commands import COMMANDS
+
     finder = EnglishFinder(lang)
     names = [*names, *_typed()]
     report = []
     for where, text in texts:
+        if plain(text).strip() in COMMANDS:  # a command's name as typed (Telegram's command menu lists them)
+            continue
         seen = _COMMAND.sub("·", without(plain(text), names))
         found = finder.find(seen)
         if found:
