@@ -259,7 +259,8 @@ class PublicRematch:
         ctx.deadline_reset = True  # no deadline left: `offer_turn` gives none for a decided offer
         ctx.mark("rematch")
         if not offer.accepted:
-            _status(ctx, doc, lambda t: t._("No new game: nobody agreed in time."), open_=False)
+            if offer.declined:  # the status was shown (to everyone): it says so; else nothing is sent
+                _status(ctx, doc, lambda t: t._("No new game: nobody agreed in time."), open_=False)
             return
         from bot.public.tables import public_table_id
 
