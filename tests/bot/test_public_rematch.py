@@ -1,8 +1,8 @@
 """Play again at a public table with several processes on one Redis (`bot.public.rematch`): the offer's
 deadline fires once however many processes tick at that moment, and answers given at once through two
-processes open one new table. Whole games and what people read are the adapters' tests
-(tests/telegram/test_rematch_telegram.py, tests/discord/test_rematch_discord.py, tests/web/test_web_rematch.py);
-here the finished game is written as the end of a won game leaves it, to keep the test about concurrency.
+processes open one new table. Whole games and what people read are the adapters' tests (Telegram's,
+Discord's and the web's `test_*rematch*.py`); here the finished game is written as the end of a won game
+leaves it, to keep the test about concurrency.
 """
 
 from __future__ import annotations
