@@ -228,6 +228,12 @@ class PublicRematch:
             raise Refusal("not_seated")
         t = translator(doc.seats[seat].lang or doc.settings.language)
         offer = doc.rematch
+        agreed = offer is not None and offer.next is not None and ctx.user.key in offer.accepted
+        if agreed and offer is not None and offer.next is not None and not await self._exists(offer.next):
+            # Decided, but the new table was not opened (the store failed after the decision's save): one
+            # who agreed pressing again opens it now (its id is fixed: never two).
+            await self._open(ctx, doc)
+            return
         if offer is None or offer.closed or ctx.now >= offer.deadline:
             _say(ctx, t._("It is too late to play again at this table."), t)
             return
@@ -250,6 +256,9 @@ class PublicRematch:
             self._decide(ctx, doc)
             return
         _status(ctx, doc, rematch_line, open_=True)
+
+    async def _exists(self, table_id: str) -> bool:
+        return await self.service.store.load(table_id) is not None
 
     def _decide(self, ctx: Context, doc: TableDoc) -> None:
         """Everyone answered, or the time is up: the new game with those who agreed, or none."""

@@ -151,3 +151,42 @@ async def test_answers_at_once_through_two_processes_open_one_table(procs: Proce
     late = await p.services[0].handle(press(table_id, doc, version, PEOPLE[1], yes=False))  # type: ignore[arg-type]
     assert [m.text for m in late] == ["Сыграть ещё за этим столом уже поздно."]
     assert await p.stores[0].version(table_id) == before
+
+
+async def test_a_new_table_that_failed_to_open_opens_on_the_next_press(
+    procs: Processes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The decision is saved, then opening the new table fails (the store went away): the people read
+    that it started, and one who agreed pressing Play again again opens it (once)."""
+    import bot.public.tables as tables
+
+    p = procs
+    table_id, doc = await finished_game(p)
+    version = (await p.stores[0].version(table_id)) or 0
+    real = tables.open_public_table
+
+    async def broken(*args: object, **kwargs: object) -> object:
+        raise ConnectionError("redis went away")
+
+    monkeypatch.setattr(tables, "open_public_table", broken)
+    for user in PEOPLE[:2]:
+        await p.services[0].handle(press(table_id, doc, version, user))  # type: ignore[arg-type]
+    out = await p.services[0].handle(press(table_id, doc, version, PEOPLE[2], yes=False))  # type: ignore[arg-type]
+    assert not [m for m in out if m.kind == "table"]
+    stored = await p.stores[0].load(table_id)
+    assert stored is not None
+    offer = TableDoc.model_validate_json(stored.document).rematch
+    assert offer is not None and offer.closed and offer.next is not None
+    assert await p.stores[0].load(offer.next) is None
+    monkeypatch.setattr(tables, "open_public_table", real)
+    # One who declined gets "too late"; one who agreed opens it.
+    late = await p.services[1].handle(press(table_id, doc, version, PEOPLE[2]))  # type: ignore[arg-type]
+    assert [m.text for m in late] == ["It is too late to play again at this table."]
+    out = await p.services[1].handle(press(table_id, doc, version, PEOPLE[1]))  # type: ignore[arg-type]
+    assert {m.table for m in out if m.kind == "table"} == {offer.next}
+    stored = await p.stores[1].load(offer.next)
+    assert stored is not None
+    new = TableDoc.model_validate_json(stored.document)
+    assert [s.user for s in new.seats if s.human] == [PEOPLE[0].key, PEOPLE[1].key]
+    again = await p.services[0].handle(press(table_id, doc, version, PEOPLE[0]))  # type: ignore[arg-type]
+    assert not [m for m in again if m.kind == "table"]  # opened once
