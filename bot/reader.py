@@ -36,6 +36,9 @@ TO_READER: Final = {
     N_("Declarer: {name}, contract {value}"): N_("Declarer: you, contract {value}"),
     N_("Declarer: {name}, {value}"): N_("Declarer: you, {value}"),
     N_("Talon taken by {name}: {cards}"): N_("Talon you took: {cards}"),
+    # A verb in some languages ("сдаёт: Вы", "Pauzuje: Ty" would not agree).
+    N_("**Deal {number}** · dealer: {name}"): N_("**Deal {number}** · you deal"),
+    N_("Sits out: {name}"): N_("You sit out this deal."),
 }
 """Sentences whose subject may be their reader (third person, with `{name}`), and the same sentence
 addressed to that reader (second person, without `{name}`)."""

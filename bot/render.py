@@ -273,10 +273,11 @@ def render_table(
     last drawing that the "Last trick" line does not show (several taken in one command). `reader`: the
     seat that reads it, if one does (`bot.reader`: "You play blind", "Declarer: you")."""
     names = _names(t, v.seats)
-    lines = [t._("**Deal {number}** · dealer: {name}").format(number=v.deal_number + 1, name=names[v.dealer])]
+    deal = N_("**Deal {number}** · dealer: {name}")
+    lines = [about(t, deal, names, v.dealer, reader, number=v.deal_number + 1)]
     sitting_out = [s for s in range(len(v.seats)) if s not in v.active]
     if sitting_out:
-        lines.append(t._("Sits out: {name}").format(name=names[sitting_out[0]]))
+        lines.append(about(t, N_("Sits out: {name}"), names, sitting_out[0], reader))
     if v.blind_seat >= 0:
         lines.append(about(t, N_("{name} plays blind."), names, v.blind_seat, reader))
     if v.auction:

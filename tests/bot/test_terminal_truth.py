@@ -20,6 +20,7 @@ import pytest
 from rich.console import Console
 
 from adapters.console.app import ConsoleGame, GameOptions
+from adapters.console.screen import template_regex
 from bot.handlers import Handlers
 from bot.i18n import LANGUAGES, Translator, translator
 from bot.model import ChatRef
@@ -204,3 +205,11 @@ async def test_every_result_line_tells_the_deal_as_the_engine_scored_it(lang: st
             assert sentence(t, opposite, doc_name, r) not in panel, (expected, panel)
         if r.declarer != player.seat:  # told of a computer by name, never as "you"
             assert sentence(t, template, None, r) not in panel, panel
+    # No sentence anywhere speaks of the person in the third person under their name "Вы"/"You" ("Раздача
+    # 3 · сдаёт: Вы", "Вы: 105 не сыграно"): each is said to them (Polish "Gra: Ty, ..." is both forms).
+    you = t._("You")
+    lines = [re.sub(r"^[│ >]+|[│ ]+$", "", line) for line in player.out.getvalue().splitlines()]
+    for third, second in TO_READER.items():
+        about = template_regex(t._(third).replace("**", ""), {"name": re.escape(you)})
+        to_you = template_regex(t._(second).replace("**", ""))
+        assert not [ln for ln in lines if about.fullmatch(ln) and not to_you.fullmatch(ln)], third
