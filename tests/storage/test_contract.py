@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pytest
 from redis_server import LocalRedisCluster
@@ -46,6 +46,13 @@ class Backend:
     """Another store on the same data, as a second bot process would have (memory: the same store)."""
     is_redis: bool
     extra: list[Store] = field(default_factory=list)
+    scale: float = 1.0
+    """Redis keeps real time: its TTLs and waits are this many times the memory store's, so that a step
+    of a busy machine (a slow save, a late wake-up) stays well inside every margin a test leaves."""
+
+    def t(self, seconds: float) -> float:
+        """`seconds` of the test's timeline in this backend's time."""
+        return seconds * self.scale
 
     def another(self) -> Store:
         store = self.open_another()
@@ -55,6 +62,7 @@ class Backend:
 
 
 BACKENDS = ["memory", "redis", "redis-split", "redis-cluster"]
+REDIS_TIME_SCALE = 4.0
 
 
 @pytest.fixture(params=BACKENDS)
@@ -78,6 +86,13 @@ async def backend(
             url = request.getfixturevalue("redis_url")
         cluster, split = name == "redis-cluster", name != "redis"
 
+        stats = retention.stats_seconds
+        scaled = replace(
+            retention,
+            user_index_seconds=retention.user_index_seconds * REDIS_TIME_SCALE,
+            stats_seconds=None if stats is None else stats * REDIS_TIME_SCALE,
+        )
+
         def open_store() -> Store:
             return RedisStore.from_url(
                 url,
@@ -85,10 +100,13 @@ async def backend(
                 cluster=cluster,
                 cluster_safe=split,
                 stream_maxlen=stream_maxlen,
-                retention=retention,
+                retention=scaled,
             )
 
-        backend = Backend(name, open_store(), asyncio.sleep, open_store, is_redis=True)
+        async def advance_real(seconds: float) -> None:
+            await asyncio.sleep(seconds * REDIS_TIME_SCALE)
+
+        backend = Backend(name, open_store(), advance_real, open_store, is_redis=True, scale=REDIS_TIME_SCALE)
     yield backend
     for store in [backend.store, *backend.extra]:
         await store.close()
@@ -200,7 +218,7 @@ async def test_ttl_is_refreshed_by_each_save_and_expires_everything_with_the_tab
     backend: Backend,
 ) -> None:
     store = backend.store
-    ttl = 0.6
+    ttl = backend.t(0.6)
     await store.save("tg:-3", 0, "a", ttl_seconds=ttl, event="created", chat_key="tg:-3", users_added=["u"])
     await backend.advance(0.35)
     await store.save("tg:-3", 1, "b", ttl_seconds=ttl, event="moved", chat_key="tg:-3")
@@ -221,7 +239,7 @@ async def test_ttl_is_refreshed_by_each_save_and_expires_everything_with_the_tab
 async def test_ttl_can_shrink_for_a_finished_table(backend: Backend) -> None:
     store = backend.store
     await store.save("tg:-3", 0, "game", ttl_seconds=TTL)
-    await store.save("tg:-3", 1, "finished", ttl_seconds=0.2)
+    await store.save("tg:-3", 1, "finished", ttl_seconds=backend.t(0.2))
     await backend.advance(0.35)
     assert await store.load("tg:-3") is None
 
@@ -291,21 +309,21 @@ async def test_user_index_follows_added_and_removed_users(backend: Backend) -> N
 async def test_user_index_lives_as_long_as_a_table_listing_the_user(backend: Backend) -> None:
     store = backend.store
     # Joined in a lobby (short TTL); the game then lives far longer than the index's own lifetime.
-    await store.save("tg:-1", 0, "lobby", ttl_seconds=0.3, users_added=["tg:1", "tg:2"])
-    await backend.advance(0.2)
-    await store.save("tg:-1", 1, "game", ttl_seconds=1.5)
-    await backend.advance(0.7)  # 0.9 s after the join: past 2 x the lobby TTL and the index lifetime
+    await store.save("tg:-1", 0, "lobby", ttl_seconds=backend.t(0.3), users_added=["tg:1", "tg:2"])
+    await backend.advance(0.1)
+    await store.save("tg:-1", 1, "game", ttl_seconds=backend.t(1.5))
+    await backend.advance(0.8)  # 0.9 s after the join: past 2 x the lobby TTL and the index lifetime
     assert await store.tables_for_user("tg:1") == {"tg:-1"}
     assert await store.tables_for_user("tg:2") == {"tg:-1"}
     # Another process sees the same.
     assert await backend.another().tables_for_user("tg:1") == {"tg:-1"}
     # A short-lived table the user also joined goes from the index once it expired.
-    await store.save("tg:-2", 0, "short", ttl_seconds=0.2, users_added=["tg:1"])
+    await store.save("tg:-2", 0, "short", ttl_seconds=backend.t(0.2), users_added=["tg:1"])
     assert await store.tables_for_user("tg:1") == {"tg:-1", "tg:-2"}
     await backend.advance(0.3)
     assert await store.tables_for_user("tg:1") == {"tg:-1"}
     # Leaving stops the refresh for that user only.
-    await store.save("tg:-1", 2, "game", ttl_seconds=1.5, users_removed=["tg:2"])
+    await store.save("tg:-1", 2, "game", ttl_seconds=backend.t(1.5), users_removed=["tg:2"])
     assert await store.tables_for_user("tg:2") == set()
     assert await store.tables_for_user("tg:1") == {"tg:-1"}
 
@@ -594,13 +612,13 @@ async def test_setting_a_ref_returns_the_one_it_replaced(backend: Backend) -> No
 async def test_message_refs_are_shared_between_processes_and_expire(backend: Backend) -> None:
     store, other = backend.store, backend.another()
     assert await store.get_refs("tg:-9") == {}
-    await store.set_ref("tg:-9", "table", "101", ttl_seconds=0.6)
-    await other.set_ref("tg:-9", "hand:7", "102", ttl_seconds=0.6)
+    await store.set_ref("tg:-9", "table", "101", ttl_seconds=backend.t(0.6))
+    await other.set_ref("tg:-9", "hand:7", "102", ttl_seconds=backend.t(0.6))
     assert await store.get_refs("tg:-9") == {"table": "101", "hand:7": "102"}
     await other.delete_ref("tg:-9", "table")
     assert await store.get_refs("tg:-9") == {"hand:7": "102"}
     await backend.advance(0.35)
-    await store.set_ref("tg:-9", "table", "103", ttl_seconds=0.6)  # refreshes the scope's expiry
+    await store.set_ref("tg:-9", "table", "103", ttl_seconds=backend.t(0.6))  # refreshes the scope's expiry
     await backend.advance(0.35)
     assert await other.get_refs("tg:-9") == {"hand:7": "102", "table": "103"}
     await backend.advance(0.4)
@@ -656,7 +674,7 @@ async def test_a_handed_over_key_keeps_its_newest_version(backend: Backend) -> N
 
 async def test_handed_over_messages_stay_with_their_platform_and_expire(backend: Backend) -> None:
     store = backend.store
-    await store.hand_over([_handed("tg:-1", "-1", "table", 1, 1)], ttl_seconds=0.6)
+    await store.hand_over([_handed("tg:-1", "-1", "table", 1, 1)], ttl_seconds=backend.t(0.6))
     discord = HandedOver("dc", "dc:7", "7", "table", 2, 2, "x")
     await store.hand_over([discord], ttl_seconds=60)
     assert await store.take_handed_over("dc") == [discord]
