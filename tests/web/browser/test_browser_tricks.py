@@ -318,7 +318,8 @@ async def test_the_give_says_what_it_does_and_concede_asks_first(room: Room) -> 
     state = await room.harness.state()
     assert state.results and state.results[-1].ending == "concede"
     await page.wait_for_selector("#result:not([hidden])")
-    assert "concedes" in await page.inner_text("#result .summary")
+    # Told to the reader who conceded, in the second person (issue 25, section 1: render for the reader).
+    assert (await page.inner_text("#result .summary")).startswith("You concede ")
 
 
 async def test_play_again_from_the_page(room: Room) -> None:
@@ -439,4 +440,4 @@ async def test_bomb_asks_first(room: Room) -> None:
     state = await room.harness.state()
     assert state.results and state.results[-1].ending == "bomb"
     await page.wait_for_selector("#result:not([hidden]) .panel")
-    assert "bombs" in await page.inner_text("#result .summary")
+    assert (await page.inner_text("#result .summary")).startswith("You bomb")  # to the reader who bombed
