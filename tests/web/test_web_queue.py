@@ -9,6 +9,7 @@ public table is played by the timer when its person is away, and nothing is deli
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
@@ -402,3 +403,128 @@ async def test_an_away_web_player_comes_back_from_the_page(qrig: QRig) -> None:
     assert (await r.json())["ok"] is True
     seen = await view()
     assert seen["seats"][0]["away"] is False and not [a for a in seen["actions"] if a["kind"] == "back"]
+
+
+# --- properties that once broke silently (issue 26) ------------------------------------------------
+
+
+@pytest.mark.parametrize("platform", ["tg", "dc"])
+async def test_another_platforms_player_token_is_not_reissued_as_a_guest(qrig: QRig, platform: str) -> None:
+    """A Telegram or Discord person's `player` token (valid, signed by this server for the Mini App or a
+    link page) presented to `/api/guest` gives a fresh guest, never a web token carrying that person's id
+    (breakage held: the `platform == "web"` check removed from `_guest`, so `web:555` played as the
+    Telegram person 555 and took their place in the queue and on the ladder)."""
+    person = qrig.web.signer.sign(Claims("player", "", "555", "Tadek", "pl", platform, time.time() + 600))
+    status, data = await qrig.post("/api/guest", {"name": "Tadek", "player": person})
+    assert status == 200, data
+    claims = qrig.web.signer.read(data["player"], "player", time.time())
+    assert claims.platform == "web" and claims.user != "555", claims
+    # A fresh guest: counted against the address's new guests as any other (3 here).
+    await qrig.guest("Bob")
+    await qrig.guest("Cid")
+    status, data = await qrig.post("/api/guest", {"name": "Tadek", "player": person})
+    assert status == 429, data
+
+
+async def test_an_expired_guest_token_gives_a_new_id_counted_per_address(qrig: QRig) -> None:
+    """A guest token past its lifetime is expired at `/api/guest`: a new id (not the old one back) and
+    a new guest counted against the address's limit (breakage held: the token read with `now=0`, so an
+    expired token kept its id, its rating, and skipped the per-address limit forever)."""
+    first = await qrig.guest("Ann")
+    old = qrig.web.signer.read(first, "player", time.time())
+    expired = qrig.web.signer.sign(Claims("player", "", old.user, "Ann", "en", "web", time.time() - 1))
+    ids = set()
+    for _ in range(2):  # the first guest and these two: the address's 3
+        status, data = await qrig.post("/api/guest", {"name": "Ann", "player": expired})
+        assert status == 200, data
+        ids.add(qrig.web.signer.read(data["player"], "player", time.time()).user)
+    assert old.user not in ids and len(ids) == 2
+    status, data = await qrig.post("/api/guest", {"name": "Ann", "player": expired})
+    assert status == 429, data
+
+
+async def test_a_seat_pointer_that_outlived_the_seat_gives_no_session(qrig: QRig) -> None:
+    """The queue's seat pointer (`seated_at`) names a public table where the guest no longer sits (their
+    seat handed to a computer, as `/leave` does, with the pointer left behind), or never sat: the status
+    gives no session of that table (breakage held: the seat check removed from `_status`, so such a
+    pointer opened the table to its holder as a spectator's session)."""
+    ann, bob = await qrig.guest("Ann"), await qrig.guest("Bob")
+    await qrig.post("/api/queue/join", {"player": ann, "options": POLISH3})
+    await asyncio.sleep(COMPUTERS_AFTER + 0.1)
+    _, data = await qrig.post("/api/queue/go", {"player": ann})
+    assert data["state"] == "seated" and "session" in data
+    table = data["table"]
+    stored = await qrig.store.load(table)
+    assert stored is not None
+    doc = TableDoc.model_validate_json(stored.document)
+    seat = doc.seat_of(qrig.key_of(ann))
+    assert seat is not None
+    doc.seats[seat].kicked = True
+    await qrig.store.save(table, stored.version, doc.model_dump_json(), ttl_seconds=600)
+    # Bob never sat there; a pointer naming the table (a stale or crossed write) is not a seat either.
+    await qrig.queue.seat(qrig.key_of(bob), table)
+    for token in (ann, bob):
+        assert await qrig.queue.seated_at(qrig.key_of(token)) == table
+        for path in ("/api/queue/status", "/api/queue/join", "/api/queue/cancel"):
+            body = {"player": token, "options": POLISH3}
+            status, data = await qrig.post(path, body)
+            assert status == 200 and "session" not in data and data["state"] != "seated", (path, data)
+
+
+async def test_each_seat_of_a_public_table_sees_its_own_rating(qrig: QRig) -> None:
+    """Two guests with different ladder ratings at one public table: each one's page (`/api/view` and
+    the event stream, which shares one snapshot between pages) shows that reader's own rating (breakage
+    held: the reader ignored, so every seat showed seat 0's rating; only a lone guest's 1500 against
+    computers was asserted before, which any seat's rating satisfied)."""
+    ann, bob = await qrig.guest("Ann"), await qrig.guest("Bob")
+    keys = {qrig.key_of(ann): "Ann", qrig.key_of(bob): "Bob"}
+    two = {"preset": "estonian", "players": 2, "pace": "slow"}
+    for token in (ann, bob):
+        await qrig.post("/api/queue/join", {"player": token, "options": two})
+    seated = {t: await qrig.wait_state(t, "seated") for t in (ann, bob)}
+    assert seated[ann]["table"] == seated[bob]["table"] and seated[ann]["seat"] != seated[bob]["seat"]
+    # Rated apart once seated (so far apart, the matcher would not have put them together at once): a
+    # page reads the ratings as the game is played.
+    ladder = qrig.service.ladder
+    assert ladder is not None
+    await ladder.apply_game("estonian", "earlier", {qrig.key_of(ann): 1000, qrig.key_of(bob): 0}, keys)
+    want = {t: round((await ladder.get("estonian", qrig.key_of(t))).rating) for t in (ann, bob)}
+    assert want[ann] > 1500 > want[bob]
+    streams = []
+    try:
+        for token in (ann, bob):
+            session = seated[token]["session"]
+            r = await qrig.client.post(
+                "/api/view", json={"session": session}, headers={"Origin": qrig.origin}
+            )
+            view = await r.json()
+            assert view["me"] == seated[token]["seat"]
+            assert view["rating"]["preset"] == "estonian" and view["rating"]["rating"] == want[token], (
+                keys[qrig.key_of(token)],
+                view["rating"],
+            )
+            r = await qrig.client.post(
+                "/api/ticket", json={"session": session}, headers={"Origin": qrig.origin}
+            )
+            assert r.status == 200
+            ticket = (await r.json())["ticket"]
+            streams.append((token, await qrig.client.get("/api/events", params={"ticket": ticket})))
+        for token, stream in streams:
+            view = await _next_view(stream)
+            assert view["me"] == seated[token]["seat"] and view["rating"]["rating"] == want[token]
+    finally:
+        for _, stream in streams:
+            stream.close()
+
+
+async def _next_view(resp: Any, timeout: float = 5.0) -> dict[str, Any]:
+    """The next `view` event of an event stream."""
+    event = ""
+    async with asyncio.timeout(timeout):
+        while True:
+            line = (await resp.content.readline()).decode()
+            if line.startswith("event: "):
+                event = line[7:].strip()
+            elif line.startswith("data: ") and event == "view":
+                data: dict[str, Any] = json.loads(line[6:])
+                return data
