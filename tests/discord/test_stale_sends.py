@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from dckit import World, assert_no_unknown_message, live_pings_of, running_bot
 from fakes.discord import FakeDiscord, FakeUser
 
@@ -170,3 +171,35 @@ async def test_no_ping_after_the_game_ended(fake: FakeDiscord, world: World, red
         await two.deliver([final])
         await waiting
     assert not any(m.content.startswith("<@") for m in world.channel.messages), "a ping was posted"
+
+
+@pytest.mark.parametrize("kind", ["table", "result"])
+async def test_a_forgotten_dm_of_a_public_table_is_not_posted_again(
+    fake: FakeDiscord, world: World, redis_url: str, kind: str
+) -> None:
+    """The DM path of the case above (`DirectRoute.send`, a public table's per-deal DMs): a late edit of
+    deal 1's table (or result) after deal 2's was posted in the DM (deal 1's reference is forgotten by
+    then, `@dm:<kind>` keeps the latest only) is dropped, not posted as a new deal-1 message under deal
+    2's (breakage held: the forgotten-message check in `DirectRoute.send` skipped)."""
+    alice = world.users[0]
+    reader = Private(UserRef("dc", str(alice.id), alice.global_name or alice.username))
+
+    def dm(deal: int, text: str, version: int, *, notify: bool = False) -> Message:
+        return Message(
+            reader,
+            text,
+            key=f"{kind}:s:{deal}",
+            kind=kind,
+            notify=notify,
+            version=version,
+            table="pub:t1",
+        )
+
+    async with running_bot(fake, RedisStore.from_url(redis_url), config=REAL) as bot:
+        await bot.deliver([dm(1, "Deal 1", 1, notify=True)])
+        await bot.deliver([dm(2, "Deal 2", 10, notify=True)])
+        await bot.deliver([dm(1, "Deal 1, late", 8)])
+    ever = [m.embeds[0]["description"] for m in fake.dm_channel(alice).messages if m.embeds]
+    assert ever == ["Deal 1", "Deal 2"], "the late edit of a forgotten DM was posted again"
+    assert [m.embeds[0]["description"] for m in fake.dms(alice) if m.embeds] == ["Deal 1", "Deal 2"]
+    assert world.channel.messages == []
