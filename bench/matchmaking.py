@@ -7,9 +7,15 @@ wait; a few players block someone who arrived before them. When the
 arrivals are over and a short drain has passed, the parent collects every match every process formed
 and checks them against what each process queued and cancelled.
 
-    python bench/matchmaking.py [--players 10000] [--rate 100] [--processes 4] [--redis-url URL]
+    python bench/matchmaking.py [--players 10000] [--rate 100] [--processes 4] [--redis-url URL] [--cluster]
 
-Without --redis-url a private redis-server is started on a free loopback port (tests/redis_server.py).
+Redis (bench/redis_target.py): `--redis-url` (or REDIS_URL) names the server, `--cluster` says it is a
+Redis Cluster (the queue's clients are then cluster clients); without a URL a private redis-server (or,
+with `--cluster`, a private 3-master cluster) is started on loopback (tests/redis_server.py).
+Every request is counted (bench/tally.py): joins queued or refused by outcome, cancels done or lost to a
+match formed first (intended: a race the bench provokes), blocks, matcher calls, confirmations of built
+tables (refused: the match record expired), renewals. Past 1% unintended refusals the figures below are
+withheld (null, with the reason) and the exit status is 1.
 Prints one JSON object: `wait_p50_s` / `wait_p99_s` (joining to a full table), `spread_p50` /
 `spread_p99` / `spread_max` (rating spread within a table), `seated_twice` (must be 0), `lost` (queued,
 not cancelled, neither seated nor still waiting: must be 0), `cancelled_seated` (must be 0),
@@ -39,6 +45,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.redis_target import add_options, redis_target  # noqa: E402
+from bench.tally import Tally, emit  # noqa: E402
 from bot.matchmaking import (  # noqa: E402
     CancelOutcome,
     JoinOutcome,
@@ -49,6 +57,15 @@ from bot.matchmaking import (  # noqa: E402
 )
 
 PLATFORMS = ("tg", "dc", "web")
+INTENDED = frozenset({"cancel:matched"})
+"""A cancel that a match formed first beat: the race the bench provokes by cancelling waiting players."""
+RATES = (
+    "wait_p50_s",
+    "wait_p99_s",
+    "round_trips_per_player",
+    "match_call_p50_ms",
+    "match_call_p99_ms",
+)
 # What people ask for: mostly the default (Polish, three, normal pace), some "any", some other tables.
 CHOICES: tuple[tuple[Options, float], ...] = (
     (Options("polish", 3, "normal"), 0.55),
@@ -63,6 +80,7 @@ CHOICES: tuple[tuple[Options, float], ...] = (
 class WorkerResult:
     joined: dict[str, float] = field(default_factory=dict)
     refused: int = 0
+    tally: dict[str, dict[str, int]] = field(default_factory=lambda: {"accepted": {}, "refused": {}})
     cancelled: list[str] = field(default_factory=list)
     blocks: list[tuple[str, str]] = field(default_factory=list)
     matches: list[dict[str, Any]] = field(default_factory=list)
@@ -73,6 +91,7 @@ class WorkerResult:
 @dataclass(frozen=True)
 class Plan:
     url: str
+    cluster: bool
     prefix: str
     players: int
     rate: float
@@ -103,8 +122,9 @@ def arrivals(plan: Plan, worker: int) -> list[tuple[float, Player, float, Option
 
 async def work(plan: Plan, worker: int, joined_count: Synchronized[int]) -> WorkerResult:
     config = MatchConfig()
-    queue = RedisQueue.from_url(plan.url, prefix=plan.prefix, config=config)
+    queue = RedisQueue.from_url(plan.url, prefix=plan.prefix, cluster=plan.cluster, config=config)
     result = WorkerResult()
+    tally = Tally()
     mine = arrivals(plan, worker)
     # The platform of every player, for block targets queued by other workers.
     all_platforms = arrivals_platforms(plan)
@@ -116,6 +136,7 @@ async def work(plan: Plan, worker: int, joined_count: Synchronized[int]) -> Work
         while not stop.is_set():
             for platform in PLATFORMS:
                 await queue.heartbeat(platform)
+                tally.accept("heartbeat")
             await sleep_or(stop, config.heartbeat_seconds / 3)
 
     async def matcher() -> None:
@@ -123,9 +144,13 @@ async def work(plan: Plan, worker: int, joined_count: Synchronized[int]) -> Work
             began = time.perf_counter()
             matches = await queue.match()
             result.match_call_ms.append((time.perf_counter() - began) * 1000)
+            tally.accept("match")
             for m in matches:
                 # The table builder's confirmation (seats the players at the table): one round trip.
-                await queue.built(m.match_id, f"public:{m.match_id}")
+                if await queue.built(m.match_id, f"public:{m.match_id}"):
+                    tally.accept("built")
+                else:
+                    tally.refuse("built:expired")
                 result.matches.append(
                     {
                         "id": m.match_id,
@@ -142,6 +167,7 @@ async def work(plan: Plan, worker: int, joined_count: Synchronized[int]) -> Work
             await sleep_or(stop, config.entry_seconds / 6)
             if waiting:
                 await queue.renew(sorted(waiting))
+                tally.accept("renew")
 
     async def cancel_later(key: str, after: float) -> None:
         await asyncio.sleep(after)
@@ -149,6 +175,9 @@ async def work(plan: Plan, worker: int, joined_count: Synchronized[int]) -> Work
             answer = await queue.cancel(key)
             if answer.outcome is CancelOutcome.CANCELLED:
                 result.cancelled.append(key)
+                tally.accept("cancel")
+            else:
+                tally.refuse(f"cancel:{answer.outcome.value}")
             waiting.discard(key)
 
     async def arrive(
@@ -157,12 +186,15 @@ async def work(plan: Plan, worker: int, joined_count: Synchronized[int]) -> Work
         if block is not None:
             target = f"{all_platforms[block]}:{block}"
             await queue.block(player.key, target)
+            tally.accept("block")
             result.blocks.append((player.key, target))
         now = time.time()
         answer = await queue.join(player, rating, options, now)
         if answer.outcome is not JoinOutcome.QUEUED:
             result.refused += 1
+            tally.refuse(f"join:{answer.outcome.value}")
             return
+        tally.accept("join")
         result.joined[player.key] = now
         waiting.add(player.key)
         with joined_count.get_lock():
@@ -191,6 +223,7 @@ async def work(plan: Plan, worker: int, joined_count: Synchronized[int]) -> Work
     await asyncio.gather(*background, *tasks, return_exceptions=True)
     # Seen by this process only as far as its own matcher went; the parent merges every process's.
     result.round_trips = queue.round_trips
+    result.tally = {"accepted": dict(tally.accepted), "refused": dict(tally.refused)}
     await queue.close()
     return result
 
@@ -226,8 +259,8 @@ def percentile(values: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def still_waiting(url: str, prefix: str, keys: Sequence[str]) -> set[str]:
-    queue = RedisQueue.from_url(url, prefix=prefix)
+async def still_waiting(url: str, prefix: str, keys: Sequence[str], cluster: bool) -> set[str]:
+    queue = RedisQueue.from_url(url, prefix=prefix, cluster=cluster)
     try:
         found = set()
         for key in keys:
@@ -241,6 +274,7 @@ async def still_waiting(url: str, prefix: str, keys: Sequence[str]) -> set[str]:
 def run(
     *,
     url: str,
+    cluster: bool = False,
     players: int,
     rate: float,
     processes: int = 4,
@@ -252,9 +286,44 @@ def run(
     prefix: str | None = None,
     show: bool = False,
 ) -> dict[str, Any]:
-    """Run the simulation against the Redis at `url` and return the figures (see the module doc)."""
+    """Run the simulation against the Redis at `url` and return the figures (see the module doc), the
+    counts under `counted`; `rate_withheld` says why the figures are null when they are."""
+    figures, _ = run_counted(
+        url=url,
+        cluster=cluster,
+        players=players,
+        rate=rate,
+        processes=processes,
+        seed=seed,
+        drain=drain,
+        match_every=match_every,
+        cancel_share=cancel_share,
+        block_share=block_share,
+        prefix=prefix,
+        show=show,
+    )
+    return figures
+
+
+def run_counted(
+    *,
+    url: str,
+    cluster: bool = False,
+    players: int,
+    rate: float,
+    processes: int = 4,
+    seed: int = 1,
+    drain: float = 10.0,
+    match_every: float = 0.25,
+    cancel_share: float = 0.10,
+    block_share: float = 0.02,
+    prefix: str | None = None,
+    show: bool = False,
+) -> tuple[dict[str, Any], int]:
+    """`run`, and the exit status: 1 when more than 1% of the requests were refused unintentionally."""
     plan = Plan(
         url=url,
+        cluster=cluster,
         prefix=prefix or f"bench-mm-{random.randrange(1 << 30):x}",
         players=players,
         rate=rate,
@@ -295,7 +364,9 @@ def run(
     matches: list[dict[str, Any]] = []
     calls: list[float] = []
     trips = refused = 0
+    tally = Tally(intended=INTENDED)
     for r in results:
+        tally.merge(r["tally"])
         joined.update(r["joined"])
         cancelled.update(r["cancelled"])
         blocks.update(frozenset(pair) for pair in r["blocks"])
@@ -317,9 +388,10 @@ def run(
             1 for i, a in enumerate(seated_here) for b in seated_here[i + 1 :] if frozenset((a, b)) in blocks
         )
     seated = set(seat_count)
-    waiting = asyncio.run(still_waiting(url, plan.prefix, sorted(set(joined) - seated - cancelled)))
+    waiting = asyncio.run(still_waiting(url, plan.prefix, sorted(set(joined) - seated - cancelled), cluster))
     lost = set(joined) - cancelled - seated - waiting
-    return {
+    figures = {
+        "redis": "cluster" if cluster else "single",
         "players": players,
         "rate_per_s": rate,
         "processes": processes,
@@ -344,9 +416,10 @@ def run(
         "match_call_p99_ms": round(percentile(calls, 0.99), 2),
         "drain_s": drain,
     }
+    return tally.report(figures, RATES)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -360,8 +433,8 @@ def main() -> None:
     )
     parser.add_argument("--match-every", type=float, default=0.25)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--redis-url", default=None)
-    args = parser.parse_args()
+    add_options(parser)
+    args = parser.parse_args(argv)
     kwargs: dict[str, Any] = {
         "players": args.players,
         "rate": args.rate,
@@ -371,16 +444,10 @@ def main() -> None:
         "seed": args.seed,
         "show": sys.stderr.isatty(),
     }
-    if args.redis_url:
-        figures = run(url=args.redis_url, **kwargs)
-    else:
-        sys.path.insert(0, str(ROOT / "tests"))
-        from redis_server import RedisServer
-
-        with RedisServer() as server:
-            figures = run(url=server.url, **kwargs)
-    print(json.dumps(figures, indent=2))
+    with redis_target(args.redis_url, args.cluster) as (url, cluster):
+        figures, status = run_counted(url=url, cluster=cluster, **kwargs)
+    return emit(figures, status, indent=2)
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

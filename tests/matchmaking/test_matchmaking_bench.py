@@ -27,3 +27,8 @@ def test_two_processes_seat_each_player_once_and_lose_nobody(redis_url: str, red
     assert figures["seated"] + figures["cancelled"] + figures["still_waiting"] == 300
     assert figures["seated"] > 200
     assert figures["round_trips_per_player"] <= 5
+    # What it counted (bench/tally.py): every join queued, no refusal but the cancels a match beat.
+    counted = figures["counted"]
+    assert counted["accepted"]["join"] == 300
+    assert set(counted["refused"]) <= {"cancel:matched"}, counted
+    assert counted["refused_unintended"] == 0 and figures["rate_withheld"] is None
