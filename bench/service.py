@@ -48,13 +48,11 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.redis_target import add_options, redis_target  # noqa: E402
-from bench.tally import Tally, emit  # noqa: E402
+from bench.tally import Tally, emit, refusal_code  # noqa: E402
 from bot import vocabulary  # noqa: E402
 from bot.commands import SECRET_MOVES, parse_text  # noqa: E402
 from bot.handlers import Handlers  # noqa: E402
-from bot.i18n import translator  # noqa: E402
 from bot.model import ChatRef, Message, UserRef  # noqa: E402
-from bot.render import ERRORS  # noqa: E402
 from bot.service import Service  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from bot.snapshot import GameCache  # noqa: E402
@@ -68,17 +66,9 @@ RATES = ("moves_per_s", "commands_per_s", "p50_ms", "p99_ms")
 
 def refusal_reason(messages: list[Message]) -> str | None:
     """The code of the service's refusal among `messages` (None: no error message). The bench's people
-    read English, so the code is the `ERRORS` entry whose English text the message holds."""
+    read English: the code is the `ERRORS` entry whose English text the message holds."""
     errors = [m.text for m in messages if m.kind == "error"]
-    if not errors:
-        return None
-    t = translator("en")
-    best, length = "unrecognised_error", 0
-    for code, template in ERRORS.items():
-        head = t._(template).split("{", 1)[0].strip()
-        if head and len(head) > length and any(head in text for text in errors):
-            best, length = code, len(head)
-    return best
+    return refusal_code("\n".join(errors)) if errors else None
 
 
 @dataclass
@@ -113,6 +103,39 @@ class Observer:
         if doc.game is None:
             return stored.version, doc, None
         return stored.version, doc, self.cache.state(doc.serial, doc.game.spec, doc.game.actions)
+
+
+@dataclass(frozen=True)
+class Typed:
+    """A move as a person sends it: the text, the chat it belongs to, the sender, the command's name."""
+
+    text: str
+    chat: ChatRef
+    person: UserRef
+    name: str
+
+
+def choose(table: Table, state: GameState, rng: random.Random, *, secret_in_group: bool = False) -> Typed:
+    """A random legal move of the seat to act, typed (`bot.vocabulary.typed`) in the chat it belongs to:
+    a secret move (`SECRET_MOVES`) in the mover's private chat, the rest in the group."""
+    seat = state.to_act
+    assert seat is not None, "a live game with nobody to act"
+    legal = state.legal_actions(seat)
+    action = legal[rng.randrange(len(legal))]
+    text = vocabulary.typed(action, vocabulary.Mover.of_state(state, seat))
+    name = text[1:].split(" ", 1)[0]
+    secret = name in SECRET_MOVES and not secret_in_group
+    return Typed(text, table.privates[seat] if secret else table.group, table.people[seat], name)
+
+
+async def open_table(service: Service, table: Table) -> None:
+    """`/new`, `/join`, `/join`, `/start` in the table's group; refused, the bench stops."""
+    for seat, text in [(0, f"/new {table.preset}"), (1, "/join"), (2, "/join"), (0, "/start")]:
+        command = parse_text(text, table.group, table.people[seat])
+        assert command is not None
+        reason = refusal_reason(await service.handle(command))
+        if reason is not None:
+            raise SystemExit(f"{text} refused: {reason}")
 
 
 def moves_of(doc: TableDoc | None) -> tuple[str, int]:
@@ -169,16 +192,10 @@ async def run(
             if doc is None or state is None or state.finished or doc.status == "finished":
                 sent += await lobby(table)
                 continue
-            seat = state.to_act
-            assert seat is not None, "a live game with nobody to act"
-            legal = state.legal_actions(seat)
-            action = legal[rng.randrange(len(legal))]
-            text = vocabulary.typed(action, vocabulary.Mover.of_state(state, seat))
-            name = text[1:].split(" ", 1)[0]
-            secret = name in SECRET_MOVES and not secret_in_group
-            chat = table.privates[seat] if secret else table.group
+            move = choose(table, state, rng, secret_in_group=secret_in_group)
+            name, chat = move.name, move.chat
             before = moves_of(doc)
-            out = await send(table, text, chat, table.people[seat])
+            out = await send(table, move.text, chat, move.person)
             sent += 1
             _, doc_after, _ = await observer.read(table.group)
             after = moves_of(doc_after)

@@ -16,10 +16,25 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-__all__ = ["LIMIT", "Tally", "emit"]
+__all__ = ["LIMIT", "Tally", "emit", "refusal_code"]
 
 LIMIT: Final = 0.01
 """The share of commands that may be refused unintentionally before a rate means nothing."""
+
+
+def refusal_code(text: str, lang: str = "en") -> str:
+    """The code of the service's refusal whose text (in `lang`) `text` holds: the `bot.render.ERRORS`
+    entry with the longest matching text before its first placeholder, else `unrecognised`."""
+    from bot.i18n import translator
+    from bot.render import ERRORS
+
+    t = translator(lang)
+    best, length = "unrecognised", 0
+    for code, template in ERRORS.items():
+        head = t._(template).split("{", 1)[0].strip()
+        if head and len(head) > length and head in text:
+            best, length = code, len(head)
+    return best
 
 
 @dataclass

@@ -4,13 +4,17 @@ A web server process (a child started by this script: aiohttp, the real app, its
 connections) holds `--pages` open event streams of one table (three players and spectators). This
 process plays the table's moves through its own service on the same Redis, as another bot process
 would, and times each move from the moment its command returns (stored) to the moment each page
-received the new view. Progress goes to the terminal (stderr), one JSON object to stdout:
-`p50_ms`, `p99_ms`, `max_ms` over every (move, page) pair, `missed` (views not received within 5 s),
-and the run's parameters.
+received the new view. The moves are bench/service.py's: random legal moves typed in the chat they
+belong to (a give from the mover's private chat), chosen from the table as read back from Redis; each
+is counted accepted or refused by reason (bench/tally.py), and past 1% unintended refusals the timings
+are withheld (null, with the reason, exit status 1). Progress goes to the terminal (stderr), one JSON
+object to stdout: `p50_ms`, `p99_ms`, `max_ms` over every (move, page) pair, `missed` (views not
+received within 5 s), `counted`, and the run's parameters.
 
-    python bench/web.py [--pages 300] [--moves 40] [--redis-url URL] [--seed 1]
+    python bench/web.py [--pages 300] [--moves 40] [--redis-url URL] [--cluster] [--seed 1]
 
-Without --redis-url (or REDIS_URL) a private redis-server is started on a free loopback port. The
+Redis (bench/redis_target.py): `--redis-url` (or REDIS_URL), `--cluster` for a Redis Cluster; without a
+URL a private redis-server (with `--cluster`, a private 3-master cluster) is started on loopback. The
 server's per-address rate limit is raised for the run: every page comes from 127.0.0.1 here.
 """
 
@@ -20,7 +24,6 @@ import argparse
 import asyncio
 import contextlib
 import json
-import os
 import platform
 import random
 import socket
@@ -33,24 +36,28 @@ import aiohttp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.service import PEOPLE, open_table, private_redis, typed
+from bench.redis_target import add_options, redis_target
+from bench.service import Observer, Table, choose, open_table, refusal_reason
+from bench.tally import Tally, emit
 from bot.commands import parse_text
 from bot.handlers import Handlers
-from bot.model import ChatRef, UserRef
+from bot.model import UserRef
 from bot.service import Service
 from bot.settings import Settings
 from bot.storage import RedisStore
 from bot.weblinks import Claims, signer_for
-from core.game import GameState, apply
 
 SECRET = "bench-web-secret-0123456789"
-CHAT = ChatRef("b", "-1", "bench web")
+TABLE = Table.make(0)
+CHAT = TABLE.group
+RATES = ("p50_ms", "p99_ms", "max_ms")
 
 
-def settings_for(url: str, prefix: str) -> Settings:
-    return Settings(  # type: ignore[call-arg]
+def settings_for(url: str, prefix: str, cluster: bool) -> Settings:
+    return Settings(
         _env_file=None,
         redis_url=url,
+        redis_cluster=cluster,
         redis_prefix=prefix,
         ai_workers=0,
         charts=False,
@@ -60,15 +67,15 @@ def settings_for(url: str, prefix: str) -> Settings:
     )
 
 
-async def serve(url: str, prefix: str, port: int) -> None:
+async def serve(url: str, prefix: str, port: int, cluster: bool) -> None:
     """The server child: the web table on 127.0.0.1:port until killed."""
     from aiohttp import web
 
     from adapters.web.app import WebOptions, WebTable, make_app
     from bot.presence import Presence
 
-    settings = settings_for(url, prefix)
-    store = RedisStore.from_url(url, prefix=prefix)
+    settings = settings_for(url, prefix, cluster)
+    store = RedisStore.from_url(url, prefix=prefix, cluster=cluster)
     service = Service(store, settings, handlers=Handlers, presence=Presence(store))
     signer = signer_for(settings)
     assert signer is not None
@@ -92,12 +99,15 @@ def progress(text: str) -> None:
     sys.stderr.flush()
 
 
-async def run(url: str, pages: int, moves: int, seed: int) -> dict[str, object]:
-    prefix = f"benchweb{seed}"
-    settings = settings_for(url, prefix)
+async def run(
+    url: str, pages: int, moves: int, seed: int, cluster: bool = False
+) -> tuple[dict[str, object], int]:
+    prefix = f"benchweb{seed}-{random.randrange(1 << 30):x}"
+    settings = settings_for(url, prefix, cluster)
     port = free_port()
+    serve_args = ["--serve", "--port", str(port), "--redis-url", url, "--prefix", prefix]
     child = subprocess.Popen(
-        [sys.executable, __file__, "--serve", "--port", str(port), "--redis-url", url, "--seed", str(seed)],
+        [sys.executable, __file__, *serve_args, *(["--cluster"] if cluster else [])],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -106,23 +116,27 @@ async def run(url: str, pages: int, moves: int, seed: int) -> dict[str, object]:
         line = await asyncio.to_thread(child.stdout.readline)
         if line.strip() != "ready":
             raise SystemExit("bench/web.py: the server did not start")
-        return await _measure(url, prefix, settings, port, pages, moves, seed)
+        return await _measure(url, prefix, settings, port, pages, moves, seed, cluster)
     finally:
         child.terminate()
         child.wait(10)
 
 
 async def _measure(
-    url: str, prefix: str, settings: Settings, port: int, pages: int, moves: int, seed: int
-) -> dict[str, object]:
-    store = RedisStore.from_url(url, prefix=prefix)
+    url: str, prefix: str, settings: Settings, port: int, pages: int, moves: int, seed: int, cluster: bool
+) -> tuple[dict[str, object], int]:
+    store = RedisStore.from_url(url, prefix=prefix, cluster=cluster)
     service = Service(store, settings, handlers=Handlers, rng=random.Random(seed))
+    observer = Observer(store)
     rng = random.Random(seed)
-    state: GameState = await open_table(service, CHAT, "polish")
+    tally = Tally()
+    await open_table(service, TABLE)
     signer = signer_for(settings)
     assert signer is not None
     base = f"http://127.0.0.1:{port}"
-    users = [*PEOPLE, *(UserRef("b", f"watcher{i}", f"W{i}", "en") for i in range(max(0, pages - 3)))][:pages]
+    users = [*TABLE.people, *(UserRef("b", f"watcher{i}", f"W{i}", "en") for i in range(max(0, pages - 3)))][
+        :pages
+    ]
     received: dict[int, dict[int, float]] = {}  # version -> page -> when
     connected = 0
     all_open = asyncio.Event()
@@ -160,21 +174,21 @@ async def _measure(
         tasks = [asyncio.create_task(page(session, i, u)) for i, u in enumerate(users)]
         await asyncio.wait_for(all_open.wait(), 120)
         for n in range(moves):
-            if state.finished:
+            # The table as stored (the bench keeps no cards of its own), the move in its own chat.
+            before, _, state = await observer.read(CHAT)
+            if state is None or state.finished:
                 break
-            seat = state.to_act
-            assert seat is not None
-            legal = state.legal_actions(seat)
-            action = legal[rng.randrange(len(legal))]
-            command = parse_text(typed(action, state, seat), CHAT, PEOPLE[seat])
+            move = choose(TABLE, state, rng)
+            command = parse_text(move.text, move.chat, move.person)
             assert command is not None
             out = await service.handle(command)
             stored_at = time.perf_counter()
-            if any(m.kind == "error" for m in out):
+            version, _, _ = await observer.read(CHAT)
+            reason = refusal_reason(out)
+            if reason is not None or version <= before:
+                tally.refuse(f"{move.name}:{reason or 'silent'}")
                 continue
-            state = apply(state, seat, action)[0]
-            version = await store.version(CHAT.key)
-            assert version is not None
+            tally.accept("move")
             deadline = stored_at + 5.0
             while len(received.get(version, {})) < pages and time.perf_counter() < deadline:
                 await asyncio.sleep(0.005)
@@ -195,7 +209,8 @@ async def _measure(
     await store.close()
     latencies.sort()
     n = len(latencies)
-    return {
+    figures = {
+        "redis": "cluster" if cluster else "single",
         "pages": pages,
         "moves": n // max(1, pages),
         "p50_ms": round(latencies[n // 2] * 1000, 2) if n else None,
@@ -205,28 +220,26 @@ async def _measure(
         "samples": n,
         "python": platform.python_version(),
     }
+    return tally.report(figures, RATES)
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=int, default=300, help="open event streams on the server")
     parser.add_argument("--moves", type=int, default=40)
-    parser.add_argument("--redis-url", default=os.environ.get("REDIS_URL"))
     parser.add_argument("--seed", type=int, default=1)
+    add_options(parser)
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--prefix", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
-        asyncio.run(serve(args.redis_url, f"benchweb{args.seed}", args.port))
-        return
-    if args.redis_url:
-        result = asyncio.run(run(args.redis_url, args.pages, args.moves, args.seed))
-    else:
-        with private_redis() as url:
-            result = asyncio.run(run(url, args.pages, args.moves, args.seed))
-    json.dump(result, sys.stdout)
-    sys.stdout.write("\n")
+        asyncio.run(serve(args.redis_url, args.prefix, args.port, args.cluster))
+        return 0
+    with redis_target(args.redis_url, args.cluster) as (url, cluster):
+        result, status = asyncio.run(run(url, args.pages, args.moves, args.seed, cluster))
+    return emit(result, status)
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
