@@ -24,11 +24,14 @@ ROOT = Path(__file__).resolve().parents[1]
 __all__ = ["add_options", "redis_target"]
 
 
-def add_options(parser: argparse.ArgumentParser) -> None:
+def add_options(parser: argparse.ArgumentParser, *, from_env: bool = True) -> None:
+    """`--redis-url` (defaulting to REDIS_URL when `from_env`) and `--cluster`."""
     parser.add_argument(
         "--redis-url",
-        default=os.environ.get("REDIS_URL"),
-        help="run on this Redis (default: REDIS_URL, else a private server started for the run)",
+        default=os.environ.get("REDIS_URL") if from_env else None,
+        help="run on this Redis (default: "
+        + ("REDIS_URL, else " if from_env else "")
+        + "a private server started for the run)",
     )
     parser.add_argument(
         "--cluster",

@@ -19,6 +19,13 @@ message showed a private card, no log line holds the token, no 429 came from the
 were obeyed, and no message appeared twice beyond what lost answers force.
 
     python bench/soak.py [--tables 100] [--minutes 5] [--kills 10] [--seed 1] [--workdir DIR]
+        [--redis-url URL] [--cluster]
+
+`--redis-url URL` plays on that Redis instead of starting one (`--cluster`: URL names a node of a Redis
+Cluster; the bots get REDIS_CLUSTER=1 and this process's clients are cluster clients); `--cluster` alone
+starts a private 3-master cluster on loopback. On a Redis it did not start itself as one server the soak
+cannot crash or stop it: the Redis faults are off (`redis.faults` in the output says so), the keys get a
+prefix of their own (`soak-<random>`) and are left in place.
 
 Prints one JSON object (the figures of RELIABILITY.md); progress goes to stderr when it is a terminal.
 """
@@ -57,16 +64,19 @@ from cardspy import Part, leaks, secret_cards, telegram_parts  # noqa: E402
 from fakes.telegram import FakeChat, FakeMessage, FakeTelegram, FakeTelegramServer, FakeUser  # noqa: E402
 from fakes.telegram.fake import ApiResponse  # noqa: E402
 from fakes.telegram.faults import Fault, FaultKind  # noqa: E402
+from redis.asyncio.cluster import RedisCluster  # noqa: E402
 from redis.asyncio.retry import Retry  # noqa: E402
 from redis.backoff import ExponentialBackoff  # noqa: E402
 from redis.exceptions import ConnectionError as RedisConnectionError  # noqa: E402
 from redis.exceptions import RedisError  # noqa: E402
 from redis.exceptions import TimeoutError as RedisTimeoutError  # noqa: E402
-from redis_server import RedisServer  # noqa: E402
+from redis_server import LocalRedisCluster, RedisServer  # noqa: E402
 from tgkit import COUNTED_METHODS, SEND_METHODS  # noqa: E402
 
 from adapters.telegram.limits import BUDGETED_METHODS  # noqa: E402
 from bench.faults import Balancer, BotProcess, FaultEvent, FaultPlan, environment, free_port  # noqa: E402
+from bench.redis_target import add_options  # noqa: E402
+from bench.tally import Tally, emit, refusal_code  # noqa: E402
 from bot.commands import MOVE_COMMANDS, from_payload  # noqa: E402
 from bot.model import ChatRef, Command, UserRef  # noqa: E402
 from bot.snapshot import GameCache  # noqa: E402
@@ -74,6 +84,9 @@ from bot.storage import RedisStore, StorageError  # noqa: E402
 from bot.table import TableDoc  # noqa: E402
 
 UNAVAILABLE = "temporarily unavailable"
+PRESS_RACES = frozenset({"stale_button", "unavailable", "unanswered"})
+"""Refusals the soak provokes: a button pressed after a timer or another process moved the table on, an
+answer during the Redis outage, a press whose process was killed before it answered."""
 PREFIX = "soak"
 SECRET = "s0ak-webhook-secret"
 DEAL_RE = re.compile(r"\bDeal (\d+)\b")
@@ -193,6 +206,8 @@ class Figures:
     events: list[dict[str, Any]] = field(default_factory=list)
     private_kinds: Counter[str] = field(default_factory=Counter)
     """Private sends and edits by method, whether they carry move buttons, and their first line."""
+    tally: Tally = field(default_factory=lambda: Tally(intended=PRESS_RACES))
+    """Every press by its answer (bench/tally.py): a move, a pick or page, or the refusal's reason."""
 
 
 # --------------------------------------------------------------------------- the soak
@@ -202,6 +217,8 @@ class Soak:
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
         self.rng = random.Random(args.seed)
+        self.prefix = PREFIX
+        self.redis_target = ""
         self.workdir = Path(args.workdir or tempfile.mkdtemp(prefix="thousand-soak-"))
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.f = Figures()
@@ -255,24 +272,58 @@ class Soak:
                     await (part.close() if client == "store" else part.aclose())
         if hasattr(self, "redis"):
             self.redis.close()
+        if hasattr(self, "cluster"):
+            self.cluster.close()
 
-    async def _run(self) -> dict[str, Any]:
+    def _start_redis(self) -> str:
+        """The Redis URL to play on: the one given, a private cluster, or (the default) a private server
+        this soak may crash and stop. Anything but the last turns the Redis faults off."""
         args = self.args
+        if args.redis_url or args.cluster:
+            args.no_redis_faults = True
+            if not args.redis_url:
+                self.cluster = LocalRedisCluster(self.workdir / "redis-cluster", size=3)
+                self.cluster.start()
+                self.redis_target = "private 3-master cluster"
+                return str(self.cluster.url)
+            self.prefix = f"{PREFIX}-{random.randrange(1 << 30):x}"
+            self.redis_target = "given cluster" if args.cluster else "given server"
+            return str(args.redis_url)
         self.redis = RedisServer(
             data_dir=self.workdir / "redis",
             appendonly=True,
             extra_args=("--appendfsync", "everysec"),
         )
         self.redis.start()
-        self.raw = aioredis.Redis.from_url(
-            self.redis.url,
-            decode_responses=True,
-            socket_timeout=2,
-            retry=Retry(ExponentialBackoff(cap=1.0), 5),
-            retry_on_error=[RedisConnectionError, RedisTimeoutError],
+        self.redis_target = "private server"
+        return str(self.redis.url)
+
+    async def _used_memory(self) -> int:
+        """Bytes Redis uses (every master's together in a cluster)."""
+        if not self.args.cluster:
+            return int((await self.raw.info("memory"))["used_memory"])
+        infos = await self.raw.info("memory", target_nodes=RedisCluster.PRIMARIES)
+        return sum(int(info["used_memory"]) for info in infos.values())
+
+    async def _run(self) -> dict[str, Any]:
+        args = self.args
+        redis_url = self._start_redis()
+        common: dict[str, Any] = {"decode_responses": True, "socket_timeout": 2}
+        raw: Any  # one server's client or a cluster's: the same commands here
+        if args.cluster:
+            raw = RedisCluster.from_url(redis_url, **common)
+        else:
+            raw = aioredis.Redis.from_url(
+                redis_url,
+                retry=Retry(ExponentialBackoff(cap=1.0), 5),
+                retry_on_error=[RedisConnectionError, RedisTimeoutError],
+                **common,
+            )
+        self.raw = raw
+        baseline = await self._used_memory()
+        self.store = RedisStore.from_url(
+            redis_url, prefix=self.prefix, cluster=args.cluster, retries=2, socket_timeout=1.0
         )
-        baseline = int((await self.raw.info("memory"))["used_memory"])
-        self.store = RedisStore.from_url(self.redis.url, prefix=PREFIX, retries=2, socket_timeout=1.0)
         self.fake = FakeTelegram()
         self._observe()
         self.server = FakeTelegramServer(self.fake)
@@ -286,8 +337,9 @@ class Soak:
             {
                 "TELEGRAM_TOKEN": self.fake.token,
                 "TELEGRAM_API_URL": self.server.root_url,
-                "REDIS_URL": self.redis.url,
-                "REDIS_PREFIX": PREFIX,
+                "REDIS_URL": redis_url,
+                "REDIS_CLUSTER": "1" if args.cluster else "0",
+                "REDIS_PREFIX": self.prefix,
                 "AI_WORKERS": "0",
                 "DEFAULT_AI_LEVEL": "easy",
                 "TURN_SECONDS": str(args.turn_seconds),
@@ -639,8 +691,20 @@ class Soak:
         while not query.answered and time.time() - began < 12:
             await asyncio.sleep(0.1)
         h.last_key = key
+        tally = self.f.tally
         if query.answered:
             press.answered, press.answered_at, press.text = True, time.time(), query.text
+            if query.text is None:
+                tally.accept("page" if page else "move" if final else "pick")
+            elif "out of date" in query.text:
+                tally.refuse("stale_button")
+            elif UNAVAILABLE in query.text:
+                tally.refuse("unavailable")
+            else:
+                tally.refuse(refusal_code(query.text))
+        else:
+            tally.refuse("unanswered")
+        if query.answered:
             if query.text is not None and "out of date" in query.text:
                 h.stale.add(pressed)
             if query.text is None and final and not page:
@@ -800,16 +864,15 @@ class Soak:
         return out
 
     async def memory(self, baseline: int) -> dict[str, Any]:
-        info = await self.raw.info("memory")
-        used = int(info["used_memory"])
+        used = await self._used_memory()
         keys = await self.raw.dbsize()
         sample: list[int] = []
         for run in self.tables[:20]:
             for kind in ("table", "stream", "refs"):
-                size = await self.raw.memory_usage(f"{PREFIX}:{{{run.table_id}}}:{kind}")
+                size = await self.raw.memory_usage(f"{self.prefix}:{{{run.table_id}}}:{kind}")
                 sample.append(int(size or 0))
         by_kind: Counter[str] = Counter()
-        async for key in self.raw.scan_iter(match=f"{PREFIX}:*", count=1000):
+        async for key in self.raw.scan_iter(match=f"{self.prefix}:*", count=1000):
             kind = key.split("}:", 1)[-1].split(":", 1)[0]
             by_kind[kind] += int(await self.raw.memory_usage(key) or 0)
         n = max(1, len(self.tables))
@@ -838,8 +901,12 @@ class Soak:
         async with self.raw.pipeline(transaction=True) as pipe:
             pipe.hmget(keys.table(table_id), "v", "d")
             pipe.xrange(keys.stream(table_id))
-            pipe.hget(f"{PREFIX}:{{deadlines}}:token", table_id)
-            (raw_version, document), entries, token = await pipe.execute()
+            if not self.args.cluster:
+                pipe.hget(keys.deadline_tokens(), table_id)
+            read = await pipe.execute()
+        # In a cluster the deadlines live in another slot: no transaction spans both, read it after.
+        (raw_version, document), entries = read[0], read[1]
+        token = read[2] if len(read) > 2 else await self.raw.hget(keys.deadline_tokens(), table_id)
         if raw_version is None or document is None:
             return []
         version = int(raw_version)
@@ -867,7 +934,7 @@ class Soak:
     async def stream(self, table_id: str) -> list[tuple[float, dict[str, Any]]]:
         """The table's stream entries with the time Redis wrote each (the entry id's milliseconds)."""
         entries = cast(
-            list[tuple[str, dict[str, str]]], await self.raw.xrange(f"{PREFIX}:{{{table_id}}}:stream")
+            list[tuple[str, dict[str, str]]], await self.raw.xrange(f"{self.prefix}:{{{table_id}}}:stream")
         )
         return [(int(i.split("-")[0]) / 1000, json.loads(fields["e"])) for i, fields in entries]
 
@@ -969,7 +1036,7 @@ class Soak:
                     )
                 continue
             late.append(fired[0] - (began[0] + self.args.turn_seconds))
-        overdue = await self.raw.zrangebyscore(f"{PREFIX}:{{deadlines}}:due", "-inf", time.time() - 40)
+        overdue = await self.raw.zrangebyscore(f"{self.prefix}:{{deadlines}}:due", "-inf", time.time() - 40)
         # No table stuck: each moved on after the last fault.
         stuck = [t for t, v in self.versions_after_faults.items() if after.get(t, {}).get("version", 0) <= v]
         not_advanced = [t for t, b in before.items() if after[t]["version"] <= b["version"]]
@@ -1171,7 +1238,7 @@ class Soak:
         actions = sum(after[t]["actions"] - before[t]["actions"] for t in before if t in after)
         deals = sum(after[t]["deals"] - before[t]["deals"] for t in before if t in after)
         load = os.getloadavg()
-        return {
+        figures = {
             "bench": "soak",
             "tables": len(self.tables),
             "players": len(self.humans),
@@ -1209,6 +1276,12 @@ class Soak:
             "group_calls_per_deal": _ints(group),
             "private_calls_per_deal": _ints(private),
             "redis_memory": memory,
+            "redis": {
+                "target": self.redis_target,
+                "cluster": bool(self.args.cluster),
+                "prefix": self.prefix,
+                "faults": "off" if self.args.no_redis_faults else "crash and outage",
+            },
             "faults": {
                 "planned": plan.summary(),
                 "bot_kills": sum(p.kills for p in self.processes),
@@ -1226,6 +1299,8 @@ class Soak:
             "machine": {"cpus": os.cpu_count(), "loadavg_at_end": [round(x, 2) for x in load]},
             "workdir": str(self.workdir),
         }
+        # The rates mean moves only if the presses were moves: withheld past 1% unintended refusals.
+        return self.f.tally.report(figures, ("actions_per_s", "calls_per_action"))[0]
 
     def _calls_by_method(self) -> dict[str, int]:
         """Successful calls during the soak by method and chat kind, to see where a move's calls go."""
@@ -1369,6 +1444,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--workdir", default=None, help="logs and Redis data (default: a new temporary folder)")
     p.add_argument("--keep", action="store_true", help="keep the work folder")
     p.add_argument("--verbose", action="store_true", help="progress on stderr even when it is not a terminal")
+    add_options(p, from_env=False)
     return p.parse_args(argv)
 
 
@@ -1385,8 +1461,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     result = asyncio.run(soak(args))
-    print(json.dumps(result, ensure_ascii=False))
-    return 0
+    return emit(result, 1 if result.get("rate_withheld") else 0)
 
 
 _DEAL = re.compile(r"· deal (\d+) ·")
