@@ -26,7 +26,8 @@ so the rates are withheld: a check of the check).
 
 Prints one JSON object: `moves_per_s` (accepted moves), `commands_per_s` (every command timed),
 `p50_ms` / `p99_ms` (per command), `redis_round_trips_per_command` and `_per_move` (every request the
-service's store wrote, counted at the connection, over the timed commands / accepted moves), `counted`
+service's store wrote, counted at the connection, over the timed commands / accepted moves; with
+`--tables 1` also `redis_round_trips_per_move_by_chat`, each kind of move's own), `counted`
 (accepted by kind, refused by reason), and the run's parameters.
 """
 
@@ -159,6 +160,7 @@ async def run(
     rng = random.Random(seed)
     tally = Tally()
     typed_in: Counter[str] = Counter()
+    trips_in: Counter[str] = Counter()  # round trips of the accepted moves by kind (one table: exact)
     latencies: list[float] = []
     all_tables = [Table.make(i) for i in range(tables)]
     per_table = commands // tables
@@ -195,14 +197,18 @@ async def run(
             move = choose(table, state, rng, secret_in_group=secret_in_group)
             name, chat = move.name, move.chat
             before = moves_of(doc)
+            trips_at = store.round_trips
             out = await send(table, move.text, chat, move.person)
+            trips = store.round_trips - trips_at
             sent += 1
             _, doc_after, _ = await observer.read(table.group)
             after = moves_of(doc_after)
             reason = refusal_reason(out)
             if reason is None and after[0] == before[0] and after[1] > before[1]:
                 tally.accept("move")
-                typed_in[f"{name} in {'private' if chat.private else 'group'}"] += 1
+                kind = f"{name} in {'private' if chat.private else 'group'}"
+                typed_in[kind] += 1
+                trips_in[kind] += trips
             else:
                 tally.refuse(f"{name}:{reason or 'silent'}")
 
@@ -234,6 +240,12 @@ async def run(
         "elapsed_s": round(elapsed, 2),
         "first_lobby_untimed": lobby_counts,
         "accepted_moves_by_chat": dict(sorted(typed_in.items())),
+        # With one table no other command runs meanwhile, so each command's round trips are its own.
+        "redis_round_trips_per_move_by_chat": (
+            {kind: round(trips_in[kind] / n, 2) for kind, n in sorted(typed_in.items())}
+            if tables == 1
+            else None
+        ),
         "seed": seed,
         "secret_in_group": secret_in_group,
         "python": platform.python_version(),
