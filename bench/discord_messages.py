@@ -8,7 +8,9 @@ edits of interaction responses and followups: ephemeral hands), divided by the a
 same from Start to the first deal's result (`first_deal_*`, the span issue 18 measured). Also what
 players see go wrong: requests Discord refused with Unknown Message (10008), pings in the channel when
 each deal's result was posted (one is right: the next turn's, or the last mover's) and at the end, and
-the most table messages posted for one deal. `--quick`:
+the most table messages posted for one deal. Every person's step is counted against the table's record
+(`counted`: a step the record does not show was refused); past 1% refused the per-move figures are
+withheld (null, the reason, exit status 1; bench/tally.py). `--quick`:
 people who act the moment it is their turn (`dckit.QuickDriver`) instead of after the bot is idle. Prints
 one JSON object.
 
@@ -19,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import logging
 import random
 import sys
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "discord"), str(ROOT / "bench")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "discord"), str(ROOT / "bench")]
 
 from dckit import (  # noqa: E402
     E2E,
@@ -43,8 +44,15 @@ from dckit import (  # noqa: E402
 from fakes.discord import FakeDiscord, FakeDiscordConfig  # noqa: E402
 from telegram_messages import moves_by_deal  # noqa: E402
 
+from bench.tally import Tally, emit  # noqa: E402
 from bot.storage import MemoryStore  # noqa: E402
 
+RATES = (
+    "channel_calls_per_move",
+    "calls_per_move",
+    "first_deal_channel_calls_per_move",
+    "first_deal_calls_per_move",
+)
 CHANNEL_ROUTES = (
     "POST /channels/{channel_id}/messages",
     "PATCH /channels/{channel_id}/messages/{message_id}",
@@ -110,7 +118,11 @@ async def play_game(preset: str, seed: int, quick: bool) -> dict[str, Any]:
         channel, answers = _counts(requests)
         first_channel, first_answers = _counts([r for r in requests if r.at <= first_result])
         moves = moves_by_deal(doc)
+        # Every driver step is one person's move (no computers sit here): a step the record does not show
+        # was refused. Counted at the end, as a quick player's step may return before its save.
+        steps = driver.stats["steps"]
         return {
+            "steps": steps,
             "moves": sum(moves.values()),
             "first_deal_moves": moves[min(moves)],
             "deals": len(moves),
@@ -127,7 +139,8 @@ async def play_game(preset: str, seed: int, quick: bool) -> dict[str, Any]:
         }
 
 
-async def run(games: int, preset: str, seed: int, quick: bool = False) -> dict[str, Any]:
+async def run(games: int, preset: str, seed: int, quick: bool = False) -> tuple[dict[str, Any], int]:
+    """The figures and the exit status: 1 (the per-move figures null) past 1% refused moves."""
     started = time.perf_counter()
     results = [await play_game(preset, seed + 97 * i, quick) for i in range(games)]
 
@@ -137,7 +150,11 @@ async def run(games: int, preset: str, seed: int, quick: bool = False) -> dict[s
     moves, first_moves = total("moves"), total("first_deal_moves")
     channel, answers = total("channel_calls"), total("interaction_calls")
     first_channel, first_answers = total("first_deal_channel_calls"), total("first_deal_interaction_calls")
-    return {
+    tally = Tally()
+    tally.accept("move", min(moves, total("steps")))
+    if total("steps") > moves:
+        tally.refuse("no_change", total("steps") - moves)
+    figures = {
         "bench": "discord_messages",
         "preset": preset,
         "players": 3,
@@ -163,9 +180,10 @@ async def run(games: int, preset: str, seed: int, quick: bool = False) -> dict[s
         "max_tables_per_deal": max(r["max_tables_per_deal"] for r in results),
         "wall_seconds": round(time.perf_counter() - started, 1),
     }
+    return tally.report(figures, RATES)
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=2)
     parser.add_argument("--preset", default="polish")
@@ -173,8 +191,9 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="players act the moment it is their turn")
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
-    print(json.dumps(asyncio.run(run(args.games, args.preset, args.seed, args.quick))))
+    result, status = asyncio.run(run(args.games, args.preset, args.seed, args.quick))
+    return emit(result, status)
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

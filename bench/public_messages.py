@@ -4,7 +4,9 @@ chats through the real adapter and the fake Bot API (the Telegram-like flood lim
 `calls_per_move`: every sendMessage, sendPhoto, sendDocument, editMessageText, editMessageReplyMarkup,
 deleteMessage and deleteMessages the bot made in the three private chats from the queue's "found" on,
 divided by the moves accepted at the table (a group table's figure is `bench/telegram_messages.py`'s; a
-public table has no group: everything goes to each person privately, so it costs more). Prints JSON.
+public table has no group: everything goes to each person privately, so it costs more). Each person's
+move is counted by the table's record (`counted`: accepted when it grew, refused when not); past 1%
+refused the per-move figures are withheld (null, the reason, exit status 1; bench/tally.py). Prints JSON.
 
     python bench/public_messages.py [--games 2] [--deals 0] [--seed 1]
 
@@ -15,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import logging
 import random
 import statistics
@@ -25,12 +26,15 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "telegram")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "telegram")]
 
 from fakes.telegram.fake import ApiResponse  # noqa: E402
 from fakes.telegram.models import UploadedFile  # noqa: E402
 from test_play_now import PublicRig, PublicTable, person, seated, until  # noqa: E402
 from tgkit import COUNTED_METHODS, settings  # noqa: E402
+
+from bench.tally import Tally, emit  # noqa: E402
+from bench.telegram_messages import actions_of  # noqa: E402
 
 
 async def play_game(seed: int, deals: int) -> dict[str, Any]:
@@ -67,12 +71,19 @@ async def play_game(seed: int, deals: int) -> dict[str, Any]:
         table = PublicTable(rig, None, {u.first_name: u for u in people})  # type: ignore[arg-type]
         table.public_id = table_id
         table.rng = random.Random(seed + 1)
+        tally = Tally()
         for _ in range(20_000):
-            _, state = await table.state()
+            before, state = await table.state()
             if state is None or state.finished or (deals and state.deal_number > deals):
                 break
             if not await table.move():
                 break
+            # Counted by the table's record: accepted when it grew, refused when it did not.
+            after, _ = await table.state()
+            if actions_of(after) > actions_of(before):
+                tally.accept("move")
+            else:
+                tally.refuse("no_change")
         await rig.settle()
         counting = False
         doc, state = await table.state()
@@ -81,6 +92,7 @@ async def play_game(seed: int, deals: int) -> dict[str, Any]:
         return {
             "calls": calls,
             "moves": moves,
+            "tally": {"accepted": dict(tally.accepted), "refused": dict(tally.refused)},
             "deals": len(state.results) if state is not None else 0,
             "finished": bool(state is not None and state.finished),
             "too_many_requests": rig.fake.stats.too_many_requests,
@@ -90,10 +102,14 @@ async def play_game(seed: int, deals: int) -> dict[str, Any]:
         await rig.close()
 
 
-async def run(games: int, deals: int, seed: int) -> dict[str, Any]:
+async def run(games: int, deals: int, seed: int) -> tuple[dict[str, Any], int]:
+    """The figures and the exit status: 1 (the per-move figures null) past 1% refused moves."""
     started = time.perf_counter()
     results = [await play_game(seed + 97 * i, deals) for i in range(games)]
-    return {
+    tally = Tally()
+    for r in results:
+        tally.merge(r["tally"])
+    figures = {
         "bench": "public_messages",
         "games": games,
         "deals_limit": deals,
@@ -108,17 +124,19 @@ async def run(games: int, deals: int, seed: int) -> dict[str, Any]:
         "telegram_minutes_per_game": round(statistics.fmean(r["virtual_seconds"] for r in results) / 60, 1),
         "wall_seconds": round(time.perf_counter() - started, 1),
     }
+    return tally.report(figures, ("calls_per_move", "calls_per_move_by_game"))
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=2)
     parser.add_argument("--deals", type=int, default=0)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
-    print(json.dumps(asyncio.run(run(args.games, args.deals, args.seed))))
+    result, status = asyncio.run(run(args.games, args.deals, args.seed))
+    return emit(result, status)
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -10,7 +10,9 @@ Counted per deal: group sends and edits (what the group's budget of 20 a minute 
 sends and edits (hand messages). And `calls_per_move`: every sendMessage, sendPhoto, sendDocument,
 editMessageText, editMessageReplyMarkup, deleteMessage and deleteMessages the bot made in any chat while
 the game was past its lobby, divided by the moves accepted meanwhile (bids, passes, talon, gives, contract,
-cards; whoever made them). Prints one JSON object.
+cards; whoever made them). Each person's move is counted by the table's record (accepted when it grew,
+refused when not: `counted`); past 1% refused moves the per-move and per-deal figures are withheld (null,
+with the reason, exit status 1; bench/tally.py). Prints one JSON object.
 
     python bench/telegram_messages.py [--games 3] [--preset polish] [--players 3] [--target 1000] [--seed 1]
         [--think 0] [--autoplay]
@@ -24,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import logging
 import random
 import statistics
@@ -34,12 +35,19 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "telegram")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "telegram")]
 
 from tgkit import Rig, seat_everyone  # noqa: E402
 
+from bench.tally import Tally, emit  # noqa: E402
 from bot.snapshot import GameSpec, decode_action  # noqa: E402
 from bot.table import TableDoc  # noqa: E402
+
+RATES = ("calls_per_move", "calls_per_move_by_deal", "group_calls_per_deal", "private_calls_per_deal")
+
+
+def actions_of(doc: TableDoc) -> int:
+    return 0 if doc.game is None else len(doc.game.actions)
 
 
 def moves_by_deal(doc: TableDoc) -> dict[int, int]:
@@ -99,7 +107,22 @@ async def play_game(
         async def pause(_: int) -> None:
             rig.clock.advance(think)
 
-        await table.play_out(limit=20_000, between=pause if think > 0 else None)
+        tally = Tally()
+        for i in range(20_000):
+            # Each person's move is counted by the table's record: accepted when it grew (by the move, or
+            # more with autoplay's forced cards), refused when it did not.
+            before, _ = await table.state()
+            if not await table.move():
+                break
+            after, _ = await table.state()
+            if actions_of(after) > actions_of(before):
+                tally.accept("move")
+            else:
+                tally.refuse("no_change")
+            if think > 0:
+                await pause(i)
+        else:
+            raise AssertionError("the game did not end")
         doc, state = await table.state()
         assert doc.status == "finished" and state is not None
         per_deal = rig.watch.per_deal()
@@ -118,6 +141,7 @@ async def play_game(
             "moves": table.moves,
             "pressed": table.pressed,
             "typed": table.typed_moves,
+            "tally": {"accepted": dict(tally.accepted), "refused": dict(tally.refused)},
             "too_many_requests": fake.stats.too_many_requests,
             "leaks": len(rig.watch.leaks),
             "virtual_seconds": round(rig.clock.now() - 1_800_000_000.0),
@@ -134,12 +158,16 @@ async def run(
     players: int = 3,
     autoplay: bool = False,
     think: float = 0.0,
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], int]:
+    """The figures and the exit status: 1 (the per-move figures null) past 1% refused moves."""
     started = time.perf_counter()
     results = [await play_game(preset, target, seed + 97 * i, players, autoplay, think) for i in range(games)]
     group = [n for r in results for n in r["group"]]
     private = [n for r in results for n in r["private"]]
-    return {
+    tally = Tally()
+    for r in results:
+        tally.merge(r["tally"])
+    figures = {
         "bench": "telegram_messages",
         "preset": preset,
         "players": players,
@@ -162,9 +190,10 @@ async def run(
         "telegram_minutes_per_game": round(statistics.fmean(r["virtual_seconds"] for r in results) / 60, 1),
         "wall_seconds": round(time.perf_counter() - started, 1),
     }
+    return tally.report(figures, RATES)
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=3)
     parser.add_argument("--preset", default="polish")
@@ -175,14 +204,11 @@ def main() -> None:
     parser.add_argument("--autoplay", action="store_true", help="the chat's autoplay on (forced cards play)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
-    print(
-        json.dumps(
-            asyncio.run(
-                run(args.games, args.preset, args.target, args.seed, args.players, args.autoplay, args.think)
-            )
-        )
+    result, status = asyncio.run(
+        run(args.games, args.preset, args.target, args.seed, args.players, args.autoplay, args.think)
     )
+    return emit(result, status)
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
