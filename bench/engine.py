@@ -11,27 +11,34 @@ ever-growing game.  Prints one JSON object; progress goes to stderr when it is a
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import random
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import core.deal
 from core.game import GameState, apply, new_game
 from core.rules import PRESETS
 
+# Appended, not put first: `make bench` puts the compiled core on PYTHONPATH, which must win.
+sys.path.append(str(Path(__file__).resolve().parents[1]))
+from bench.tally import Tally, emit
+
 MAX_GAME_DEALS = 50
 
 
-def run_deals(preset: str, players: int, seconds: float, seed: int, functional: bool) -> float:
-    """Deals per second of process time for one preset and player count."""
+def run_deals(
+    preset: str, players: int, seconds: float, seed: int, functional: bool
+) -> tuple[float, int, int]:
+    """Deals per second of process time for one preset and player count, the deals and the actions
+    applied. Every action is one `legal_actions` listed: a refusal (IllegalAction) ends the bench."""
     rules = PRESETS[preset]
     rng = random.Random(seed)
     rnd = rng.random
     state: GameState = new_game(rules, players, seed=rng.randrange(1 << 30))[0]
-    deals = 0
+    deals = actions = 0
     start = time.process_time()
     stop = start + seconds
     while True:
@@ -48,9 +55,10 @@ def run_deals(preset: str, players: int, seconds: float, seed: int, functional: 
                 deals += 1
                 if state.finished or state.deal_number >= MAX_GAME_DEALS:
                     state = new_game(rules, players, seed=rng.randrange(1 << 30))[0]
+        actions += 256
         now = time.process_time()
         if now >= stop:
-            return deals / (now - start)
+            return deals / (now - start), deals, actions
 
 
 def progress_printer() -> Callable[[str], None]:
@@ -62,7 +70,7 @@ def progress_printer() -> Callable[[str], None]:
     return lambda label: console.print(f"[dim]measuring[/] {label} ...")
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -75,6 +83,8 @@ def main() -> None:
     args = parser.parse_args()
     show = progress_printer()
     figures: dict[str, int] = {}
+    counted: dict[str, dict[str, int]] = {}
+    tally = Tally()
     for name, rules in PRESETS.items():
         for players in rules.player_counts:
             key = f"{name}-{players}"
@@ -82,21 +92,24 @@ def main() -> None:
                 continue
             show(key)
             run_deals(name, players, min(0.3, args.seconds), args.seed, args.functional)  # warm-up
-            figures[key] = round(run_deals(name, players, args.seconds, args.seed, args.functional))
+            rate, deals, actions = run_deals(name, players, args.seconds, args.seed, args.functional)
+            figures[key] = round(rate)
+            counted[key] = {"deals": deals, "actions": actions}
+            tally.accept("action", actions)
     compiled = not core.deal.__file__.endswith(".py")
-    print(
-        json.dumps(
-            {
-                "deals_per_s": figures,
-                "apply": "apply (copying)" if args.functional else "apply_action (in place)",
-                "engine": "mypyc-compiled" if compiled else "pure Python",
-                "python": platform.python_version(),
-                "seconds_each": args.seconds,
-            },
-            indent=1,
-        )
+    result, status = tally.report(
+        {
+            "deals_per_s": figures,
+            "deals_and_actions": counted,
+            "apply": "apply (copying)" if args.functional else "apply_action (in place)",
+            "engine": "mypyc-compiled" if compiled else "pure Python",
+            "python": platform.python_version(),
+            "seconds_each": args.seconds,
+        },
+        ["deals_per_s"],
     )
+    return emit(result, status, indent=1)
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
