@@ -5,6 +5,8 @@ the panel offers a choice of language that the labels and the guest's table foll
 
 from __future__ import annotations
 
+import os
+
 from test_play_now_browser import DESKTOP, PHONE, Lobby, find_game, lobby
 
 __all__ = ["lobby"]  # the fixture, shared with test_play_now_browser
@@ -77,6 +79,10 @@ async def test_strangers_on_the_web_have_the_phrases_block_and_report(lobby: Lob
     mine = phone.page.locator(f'.seat[data-seat="{ala}"] .said')
     await mine.wait_for(timeout=6000)
     assert await mine.inner_text() == "Powodzenia!"
+    shots = os.environ.get("SHOTS_DIR")
+    if shots:  # to look at: the phrases under the hand, a phrase under a seat
+        await desk.page.screenshot(path=os.path.join(shots, "web-public-desktop.png"))
+        await phone.page.screenshot(path=os.path.join(shots, "web-public-phone.png"), full_page=True)
     # Bartek blocks and reports Ala (the player and the reason chosen from lists): the chats' answers.
     await desk.page.locator("#social details.safety summary").click()
     await desk.page.select_option("#social-reason", "abuse")
