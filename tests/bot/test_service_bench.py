@@ -13,7 +13,7 @@ import pytest
 
 from bench import service as service_bench
 from bench.tally import LIMIT, Tally
-from bot.storage import MemoryStore
+from bot.storage import MemoryStore, RedisStore
 
 
 def test_a_short_run_has_no_unintended_refusal_and_gives_from_the_private_chat() -> None:
@@ -30,6 +30,34 @@ def test_a_short_run_has_no_unintended_refusal_and_gives_from_the_private_chat()
     assert by_chat.get("give in private", 0) >= 5, by_chat  # every deal's give, from the mover's chat
     assert not any(key.startswith("give in group") for key in by_chat), by_chat
     assert by_chat.get("play in group", 0) > 300, by_chat
+
+
+@pytest.mark.parametrize("cluster", [False, True], ids=["redis", "redis-cluster"])
+def test_on_redis_and_a_cluster_every_command_is_a_move_and_round_trips_are_the_documented_ones(
+    cluster: bool, redis_url: str, redis_prefix: str, request: pytest.FixtureRequest
+) -> None:
+    """docs/OPERATIONS.md: 2 round trips per move typed in the group, 5 for a give from the private chat;
+    on a cluster 3 and 6."""
+    url = request.getfixturevalue("redis_cluster").url if cluster else redis_url
+
+    async def go() -> tuple[dict[str, object], int]:
+        store = RedisStore.from_url(url, prefix=redis_prefix, cluster=cluster)
+        observer = RedisStore.from_url(url, prefix=redis_prefix, cluster=cluster)
+        try:
+            return await service_bench.run(
+                store=store, observer_store=observer, tables=1, commands=200, seed=2
+            )
+        finally:
+            await store.close()
+            await observer.close()
+
+    result, status = asyncio.run(go())
+    assert status == 0 and result["counted"]["refused"] == {}, result  # type: ignore[index]
+    trips = result["redis_round_trips_per_move_by_chat"]
+    assert isinstance(trips, dict)
+    group, give = (3.0, 6.0) if cluster else (2.0, 5.0)
+    assert trips["give in private"] == give, trips
+    assert {v for k, v in trips.items() if k.endswith("in group")} == {group}, trips
 
 
 def test_a_run_that_types_secret_moves_in_the_group_withholds_its_rates(
