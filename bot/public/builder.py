@@ -60,9 +60,17 @@ async def build_matches(service: Service, queue: MatchQueue, now: float | None =
     return out
 
 
+FOUND_AHEAD_MS = 60_000
+"""How far the found status's version runs ahead of this process's clock. The waiting states it
+replaces were versioned by the clock of whichever process showed them (the person's platform's), and
+an edit older than the one shown is dropped as stale: a process whose clock ran behind would leave the
+person reading "Searching…" above their game. No waiting state of this wait follows the found one (the
+desk stops when the person is seated), and a new wait begins with a fresh message, posted anew."""
+
+
 async def _found(service: Service, players: tuple[UserRef, ...]) -> list[Message]:
     """Each person's queue status, in their language: a table was found (no buttons left)."""
-    version = int(service.clock() * 1000)
+    version = int(service.clock() * 1000) + FOUND_AHEAD_MS
     out = []
     for user in players:
         t = translator(await service.language_of(user))
