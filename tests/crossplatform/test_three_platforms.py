@@ -292,12 +292,17 @@ def _dc_text(message: Any) -> str:
 
 
 async def _tap_move(tab: Tab, store: RedisStore, table_id: str, version: int) -> None:
-    """Tap until the move is made: a give or a discard takes several taps."""
-    await tap(tab)
+    """Tap until the move is made: a give or a discard takes several taps, and a deal's result stands
+    between the deals until Continue (a tap that is no move: failed so on a busy machine, where the page
+    was still showing the result when the next deal's first move was due)."""
+    while await tap(tab) == "continue":
+        pass
     for _ in range(300):
         if await _moved(store, table_id, version):
             return
         await tab.page.wait_for_timeout(20)
+        if await tab.page.get_attribute("#app", "data-version") != str(version):
+            continue  # the page shows the next state: a tap now would make a move nobody read
         pending = "#actions button[data-confirm='1'], #actions button[data-target]:not([disabled])"
         if await tab.page.locator(pending).count():
             await tap(tab)
