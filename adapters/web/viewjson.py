@@ -16,6 +16,7 @@ from bot.commands import encode_payload, table_tag
 from bot.i18n import Translator, translator
 from bot.ladder import Rating
 from bot.public.fanout import PUBLIC_PLATFORM
+from bot.reader import about
 from bot.render import PHASE_NAMES, first_trick_note, hand_order
 from bot.render_result import (
     TALON_OF_DEAL,
@@ -164,7 +165,7 @@ def view_json(
     # Every finished deal's result (the stored game's), so a page opened or reloaded later can show any
     # of them, one tap away on its score sheet.
     out["history"] = [_result_json(t, state, r, names, reader) for r in state.results]
-    out["talon_taken"] = _talon_taken(t, pv, names)
+    out["talon_taken"] = _talon_taken(t, pv, names, reader)
     if doc.turn is not None and doc.turn.kind == "turn" and doc.status == "game":
         out["turn_deadline"] = doc.turn.deadline
     if seat is None or not 0 <= seat < len(doc.seats):
@@ -266,15 +267,18 @@ def _public_part(out: dict[str, Any], pv: PublicTableView, t: Translator) -> Non
     )
 
 
-def _talon_taken(t: Translator, pv: PublicTableView, names: list[str]) -> dict[str, Any] | None:
+def _talon_taken(
+    t: Translator, pv: PublicTableView, names: list[str], reader: int | None
+) -> dict[str, Any] | None:
     """The public talon after the declarer took it, until the first trick is over: told in words (the
-    cards are in the declarer's hand now; drawn on the felt they looked like cards in play)."""
+    cards are in the declarer's hand now; drawn on the felt they looked like cards in play), to the
+    declarer as theirs ("Talon you took", `bot.reader`)."""
     if not pv.talon or not pv.talon_taken or pv.declarer < 0 or pv.completed or pv.phase == Phase.DONE:
         return None
     return {
         "seat": pv.declarer,
         "cards": [CARD_NAMES[c] for c in pv.talon],
-        "text": t._(TALON_OF_DEAL).format(name=names[pv.declarer], cards=t.cards(pv.talon)),
+        "text": about(t, TALON_OF_DEAL, names, pv.declarer, reader, cards=t.cards(pv.talon)),
     }
 
 

@@ -390,14 +390,16 @@ class Table:
         return played_for_them(await self.doc())
 
     def hand_message(self, user: FakeUser) -> FakeMessage | None:
-        """The hand message the user sees in the private chat (the newest with this table's buttons)."""
+        """The hand message the user sees in the private chat: the newest with this table's buttons other
+        than "hand" (at a public table the private chat also holds the table's message, whose one button
+        shows the hand, and it may be the newer: it failed so once in four cross-platform runs)."""
         for message in reversed(self.rig.fake.bot_messages(user)):
             for data in message.callback_data:
                 try:
-                    _, _, _, table = decode_payload(data)
+                    code, _, _, table = decode_payload(data)
                 except ValueError:
                     continue
-                if table == self.table_id:
+                if table == self.table_id and code != "hand":
                     return message
         return None
 

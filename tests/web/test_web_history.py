@@ -60,10 +60,14 @@ async def test_history_and_the_taken_talon(solo: Harness, preset: str) -> None:
             and not view["tricks"]
         )
         if expect:
-            assert taken is not None and spectator["talon_taken"] == taken
-            assert taken["seat"] == deal.declarer
-            assert taken["cards"] == [CARD_NAMES[c] for c in deal.talon_as_dealt]
-            assert taken["text"].startswith(f"Talon taken by {doc.seats[deal.declarer].name}: ")
+            other = spectator["talon_taken"]
+            assert taken is not None and other is not None
+            assert taken["seat"] == other["seat"] == deal.declarer
+            assert taken["cards"] == other["cards"] == [CARD_NAMES[c] for c in deal.talon_as_dealt]
+            # Told to its reader: the declarer reads it as theirs, anyone else with the declarer's name.
+            theirs = f"Talon taken by {doc.seats[deal.declarer].name}: "
+            assert other["text"].startswith(theirs)
+            assert taken["text"].startswith("Talon you took: " if deal.declarer == seat else theirs)
             told += 1
         else:
             assert taken is None, (deal.phase, view["tricks"])
