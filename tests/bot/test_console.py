@@ -18,8 +18,8 @@ from rich.console import Console
 
 from adapters.console.app import GameOptions, play
 from adapters.console.screen import template_regex
-from bot.reader import TO_READER
 from bot.i18n import translator
+from bot.reader import TO_READER
 
 THOUSAND = Path(sys.executable).with_name("thousand")
 ROOT = Path(__file__).resolve().parents[2]
