@@ -62,7 +62,7 @@ class Backend:
 
 
 BACKENDS = ["memory", "redis", "redis-split", "redis-cluster"]
-REDIS_TIME_SCALE = 4.0
+REDIS_TIME_SCALE = 3.0
 
 
 @pytest.fixture(params=BACKENDS)
