@@ -35,7 +35,7 @@ async def test_history_and_the_taken_talon(solo: Harness, preset: str) -> None:
     await solo.open_table([ME], computers=2, preset=preset)
     rng = random.Random(11)
     told = 0
-    for _ in range(500):
+    for _ in range(1500):
         version, doc = await solo.doc()
         assert doc is not None
         state = await solo.state()
@@ -71,7 +71,10 @@ async def test_history_and_the_taken_talon(solo: Harness, preset: str) -> None:
             told += 1
         else:
             assert taken is None, (deal.phase, view["tricks"])
-        if len(state.results) >= 3 or state.finished:
+        # Played on until a taken talon was told: a Polish deal's talon stays secret when its declarer was
+        # forced (all passed), and the computers are seeded anew each run (three forced deals in a row
+        # failed it once in a full run).
+        if (len(state.results) >= 3 and (told or preset != "polish")) or state.finished:
             break
         assert seat is not None
         assert await solo.play_turn(rng, {seat: ME}, sensible=True)
