@@ -37,7 +37,7 @@ from playwright.async_api import Browser, async_playwright
 from tapper import tap
 from test_browser_play import dom_parts, message_parts, private_to, seat_of
 from test_play_now import PublicTable, RelayRig, Spy, person
-from test_play_now_browser import Lobby, _table_of, find_game
+from test_play_now_browser import Lobby, _table_of, click_pending, find_game
 from test_play_now_discord import DmSpy, dm_hand, public_bot, tables_in_dm
 from tgkit import VirtualClock, decide
 from tgkit import settings as tg_settings
@@ -303,9 +303,7 @@ async def _tap_move(tab: Tab, store: RedisStore, table_id: str, version: int) ->
         await tab.page.wait_for_timeout(20)
         if await tab.page.get_attribute("#app", "data-version") != str(version):
             continue  # the page shows the next state: a tap now would make a move nobody read
-        pending = "#actions button[data-confirm='1'], #actions button[data-target]:not([disabled])"
-        if await tab.page.locator(pending).count():
-            await tap(tab)
+        await click_pending(tab.page)  # the give's or discard's own button, nothing else
 
 
 async def _check_page(
