@@ -271,38 +271,11 @@ async def still_waiting(url: str, prefix: str, keys: Sequence[str], cluster: boo
         await queue.close()
 
 
-def run(
-    *,
-    url: str,
-    cluster: bool = False,
-    players: int,
-    rate: float,
-    processes: int = 4,
-    seed: int = 1,
-    drain: float = 10.0,
-    match_every: float = 0.25,
-    cancel_share: float = 0.10,
-    block_share: float = 0.02,
-    prefix: str | None = None,
-    show: bool = False,
-) -> dict[str, Any]:
+def run(**options: Any) -> dict[str, Any]:
     """Run the simulation against the Redis at `url` and return the figures (see the module doc), the
-    counts under `counted`; `rate_withheld` says why the figures are null when they are."""
-    figures, _ = run_counted(
-        url=url,
-        cluster=cluster,
-        players=players,
-        rate=rate,
-        processes=processes,
-        seed=seed,
-        drain=drain,
-        match_every=match_every,
-        cancel_share=cancel_share,
-        block_share=block_share,
-        prefix=prefix,
-        show=show,
-    )
-    return figures
+    counts under `counted`; `rate_withheld` says why the figures are null when they are. The options are
+    `run_counted`'s."""
+    return run_counted(**options)[0]
 
 
 def run_counted(

@@ -239,3 +239,45 @@ class Room:
         """Wait until every open page (or `tabs`) shows `version` (it came by the event stream)."""
         for tab in self.tabs if tabs is None else tabs:
             await tab.page.wait_for_selector(f'#app[data-version="{version}"]', timeout=timeout * 1000)
+
+
+async def my_seat(tab: Tab) -> int:
+    """The seat the page is drawn for (-1: a spectator)."""
+    return int(await tab.page.get_attribute(".seat.me", "data-seat") or -1)
+
+
+async def to_exchange(room: Room, preset: str) -> tuple[dict[int, Tab], int]:
+    """Three people on pages at a new table of `preset`; the first to bid wins the auction and takes the
+    talon (typed, not tapped); returns the pages by seat and the declarer, once the pages show it."""
+    from botkit import action_text
+
+    from core.actions import Action, Bid, Pass, TakeTalon
+
+    await room.harness.open_table(HUMANS[:3], preset=preset)
+    tabs = [await room.open(u) for u in HUMANS[:3]]
+    by_seat = {await my_seat(t): t for t in tabs}
+    user_of = {s: HUMANS[tabs.index(t)] for s, t in by_seat.items()}
+    declarer = None
+    pick: Action
+    for _ in range(20):
+        state = await room.harness.state()
+        if state.deal.phase == "exchange":
+            break
+        seat = state.to_act
+        assert seat is not None
+        legal = state.legal_actions(seat)
+        takes = [a for a in legal if type(a) is TakeTalon]
+        bids = [a for a in legal if type(a) is Bid]
+        passes = [a for a in legal if type(a) is Pass]
+        if takes:
+            pick = takes[0]
+        elif bids and declarer in (None, seat):
+            declarer, pick = seat, bids[0]
+        else:
+            pick = passes[0] if passes else legal[0]
+        await room.harness.text(user_of[seat], action_text(pick, state, seat))
+    state = await room.harness.state()
+    assert state.deal.phase == "exchange" and state.to_act is not None
+    version, _ = await room.harness.doc()
+    await room.settle(int(version))
+    return by_seat, state.to_act

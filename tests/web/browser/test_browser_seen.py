@@ -19,12 +19,12 @@ from typing import Any
 
 import pytest
 from botkit import action_text
-from browserkit import HUMANS, Room, Tab
+from browserkit import HUMANS, Room, Tab, my_seat, to_exchange
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Route
 from tapper import CONTROLS, tap
 
-from core.actions import Action, Bid, Pass, TakeTalon
+from core.actions import Bid, Pass
 from core.game import GameState
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
@@ -69,10 +69,6 @@ async def watch(tab: Tab) -> None:
 async def seen(tab: Tab) -> dict[str, Any]:
     out: dict[str, Any] = await tab.page.evaluate("window.__seen")
     return out
-
-
-async def my_seat(tab: Tab) -> int:
-    return int(await tab.page.get_attribute(".seat.me", "data-seat") or -1)
 
 
 async def quick_player(room: Room, tab: Tab, deals: int) -> GameState:
@@ -133,38 +129,6 @@ async def test_a_quick_player_sees_every_result_before_the_next_deal_asks(room: 
     print(f"results shown {len(w['results'])} of {deals}; talon told in {len(w['told'])} deals")
 
 
-async def _to_exchange(room: Room) -> tuple[dict[int, Tab], int]:
-    """Three people on pages; the first to bid wins the auction and takes the talon (typed)."""
-    await room.harness.open_table(HUMANS[:3], preset="polish")
-    tabs = [await room.open(u) for u in HUMANS[:3]]
-    by_seat = {await my_seat(t): t for t in tabs}
-    user_of = {s: HUMANS[tabs.index(t)] for s, t in by_seat.items()}
-    declarer = None
-    pick: Action
-    for _ in range(20):
-        state = await room.harness.state()
-        if state.deal.phase == "exchange":
-            break
-        seat = state.to_act
-        assert seat is not None
-        legal = state.legal_actions(seat)
-        takes = [a for a in legal if type(a) is TakeTalon]
-        bids = [a for a in legal if type(a) is Bid]
-        passes = [a for a in legal if type(a) is Pass]
-        if takes:
-            pick = takes[0]
-        elif bids and declarer in (None, seat):
-            declarer, pick = seat, bids[0]
-        else:
-            pick = passes[0] if passes else legal[0]
-        await room.harness.text(user_of[seat], action_text(pick, state, seat))
-    state = await room.harness.state()
-    assert state.deal.phase == "exchange" and state.to_act is not None
-    version, _ = await room.harness.doc()
-    await room.settle(int(version))
-    return by_seat, state.to_act
-
-
 # Whether every point of an element is its own on the screen (nothing drawn over it).
 UNCOVERED = """
 (el) => {
@@ -181,7 +145,7 @@ UNCOVERED = """
 
 
 async def test_the_give_says_what_is_left_and_its_names_show_on_a_phone(room: Room) -> None:
-    by_seat, giver = await _to_exchange(room)
+    by_seat, giver = await to_exchange(room, "polish")
     page = by_seat[giver].page
     _, doc = await room.harness.doc()
     assert doc is not None

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from botkit import action_text
-from browserkit import GROUP, HUMANS, Room, Tab
+from browserkit import GROUP, HUMANS, Room, Tab, my_seat, to_exchange
 from playwright.async_api import Route
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 from tapper import tap
@@ -27,7 +27,7 @@ from tapper import tap
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # webdeals
 from webdeals import engine_tricks, talon_public
 
-from core.actions import Bid, Pass, TakeTalon
+from core.actions import Pass, TakeTalon
 from core.game import GameState
 
 HOLD_MS = 1500  # app.js HOLD_MS
@@ -78,10 +78,6 @@ async def watch(tab: Tab) -> None:
 async def watched(tab: Tab) -> dict[str, Any]:
     out: dict[str, Any] = await tab.page.evaluate("window.__watch")
     return out
-
-
-async def my_seat(tab: Tab) -> int:
-    return int(await tab.page.get_attribute(".seat.me", "data-seat") or -1)
 
 
 async def play_deals(room: Room, tab: Tab, deals: int, *, patient: bool) -> GameState:
@@ -246,36 +242,10 @@ async def test_bid_values_come_in_pages(room: Room) -> None:
 
 
 async def test_the_give_says_what_it_does_and_concede_asks_first(room: Room) -> None:
-    await room.harness.open_table(HUMANS[:3], preset="russian")
-    tabs = [await room.open(u) for u in HUMANS[:3]]
-    by_seat = {await my_seat(t): t for t in tabs}
-    user_of = {s: HUMANS[tabs.index(t)] for s, t in by_seat.items()}
     # The first to bid wins the auction (the others pass) and takes the talon: typed, not tapped.
-    declarer = None
-    for _ in range(20):
-        state = await room.harness.state()
-        if state.deal.phase == "exchange":
-            break
-        seat = state.to_act
-        assert seat is not None
-        legal = state.legal_actions(seat)
-        takes = [a for a in legal if type(a) is TakeTalon]
-        bids = [a for a in legal if type(a) is Bid]
-        passes = [a for a in legal if type(a) is Pass]
-        if takes:
-            pick = takes[0]
-        elif bids and declarer in (None, seat):
-            declarer, pick = seat, bids[0]
-        else:
-            pick = passes[0] if passes else legal[0]
-        await room.harness.text(user_of[seat], action_text(pick, state, seat))
-    state = await room.harness.state()
-    assert state.deal.phase == "exchange"
-    giver = state.to_act
-    assert giver is not None
+    by_seat, giver = await to_exchange(room, "russian")
     tab = by_seat[giver]
     version, _ = await room.harness.doc()
-    await room.settle(int(version))
     page = tab.page
     names = {s: (await room.harness.doc())[1].seats[s].name for s in range(3)}  # type: ignore[union-attr]
     others = [s for s in (giver + 1, giver + 2) for s in [s % 3]]
