@@ -20,11 +20,13 @@ from core.scoring import DealResult, round_defender
 __all__ = [
     "TALON_OF_DEAL",
     "TALON_OF_DEAL_TO_READER",
+    "ending_text",
     "render_result",
     "render_score_sheet",
     "result_notes",
     "rounding_text",
     "talon_of_deal",
+    "zero_reason",
 ]
 
 TALON_OF_DEAL = PLAYED_ONLY[2]
@@ -38,7 +40,7 @@ def talon_of_deal(t: Translator, r: DealResult, names: Sequence[str], reader: in
     return about(t, TALON_OF_DEAL, names, r.declarer, reader, cards=t.cards(r.talon))
 
 
-def _ending_text(t: Translator, r: DealResult, names: Sequence[str], reader: int | None = None) -> str:
+def ending_text(t: Translator, r: DealResult, names: Sequence[str], reader: int | None = None) -> str:
     """How the deal ended, as a sentence chosen for `reader` (the declarer reads "You failed 105")."""
     if r.ending == "redeal":
         return t._("Four nines: the cards are dealt again.")
@@ -59,7 +61,7 @@ def _ending_text(t: Translator, r: DealResult, names: Sequence[str], reader: int
     return about(t, template, names, declarer, reader, value=r.contract, points=declarer_points)
 
 
-def _zero_reason(
+def zero_reason(
     t: Translator, r: DealResult, s: int, barrel_before: Sequence[bool], sitting_out: int | None
 ) -> str | None:
     """Why seat `s` scored nothing in this deal (a zero with no reason looks like a mistake)."""
@@ -130,7 +132,7 @@ def render_result(
                 cards=_trick_text(t, names, cards, trick_seats), name=names[winner]
             )
         )
-    lines.append(_ending_text(t, r, names, reader))
+    lines.append(ending_text(t, r, names, reader))
     if r.blind:
         lines.append(t._("A blind game: the score counts double."))
     for s, ms in enumerate(r.marriages):
@@ -141,7 +143,7 @@ def render_result(
     for s in range(len(r.totals)):
         score = r.scores[s]
         line = f"{names[s]}: {score:+d} → **{r.totals[s]}**"
-        reason = _zero_reason(t, r, s, barrel_before, sitting_out)
+        reason = zero_reason(t, r, s, barrel_before, sitting_out)
         rounded = rounding_text(t, rules, r, s, barrel_before)
         if reason is not None:
             line += f" ({reason})"

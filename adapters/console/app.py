@@ -33,7 +33,7 @@ from bot.settings import Settings
 from bot.storage import MemoryStore
 from core.cards import CARD_NAMES, CardParseError
 
-__all__ = ["ConsoleGame", "GameOptions", "run"]
+__all__ = ["ConsoleGame", "GameOptions", "ReadLine", "run", "stdin_lines"]
 
 ReadLine = Callable[[str], Awaitable[str | None]]
 
@@ -323,7 +323,7 @@ class ConsoleGame:
         return not self.over
 
 
-def _stdin_lines() -> ReadLine:
+def stdin_lines() -> ReadLine:
     """Lines from the terminal, edited with readline (arrows, history) when it is one; piped lines as
     they come (adapters/console/prompt.py)."""
     reader = LineReader()
@@ -353,7 +353,7 @@ async def play(
     )
     rng = random.Random(options.seed) if options.seed is not None else None
     service = Service(MemoryStore(), settings, handlers=Handlers, rng=rng)
-    game = ConsoleGame(service, console or Console(highlight=False), read_line or _stdin_lines(), options)
+    game = ConsoleGame(service, console or Console(highlight=False), read_line or stdin_lines(), options)
     try:
         return await game.loop()
     finally:

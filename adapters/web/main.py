@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from aiohttp import web
 
 from adapters.web.app import WebOptions, WebTable, make_runner
-from adapters.web.playnow import PlayNow
+from adapters.web.table import PlayNow
 from bot.model import Command, Message
 from bot.ops.config import parse_listen
 from bot.ops.runtime import Runtime, prepare

@@ -20,22 +20,22 @@ import logging
 import re
 import secrets
 import unicodedata
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, Final
 
 from aiohttp import web
 
+from adapters.web.http import check_origin, client, error, json_body, lang_of, limit_user, refuse, table_of
+from adapters.web.social import add_social_routes
 from adapters.web.strings import ui_strings, web_error
+from adapters.web.table import PlayNow
 from adapters.web.telegram_auth import InitDataError, validate_init_data
 from bot.handlers.public_safety import ladder_ratings
 from bot.handlers.queue import OptionError, parse_options, seated_where
 from bot.i18n import LANGUAGE_NAMES, LANGUAGES, N_, negotiate, translator
 from bot.markup import to_plain
-from bot.matchmaking.base import MatchQueue
 from bot.matchmaking.ladder_store import LadderStore
 from bot.matchmaking.model import ANY_PRESET, PACES, CancelOutcome, JoinOutcome, Options, Player
-from bot.model import Message, UserRef
+from bot.model import UserRef
 from bot.public.builder import build_match
 from bot.public.tables import PACE_SECONDS, public_table_id
 from bot.render_queue import render_waiting
@@ -43,7 +43,7 @@ from bot.table import TableDoc
 from bot.weblinks import Claims, TokenError
 from core.rules import PRESETS
 
-__all__ = ["NAME_MAX", "PlayNow", "add_queue_routes", "clean_name"]
+__all__ = ["NAME_MAX", "add_queue_routes", "clean_name"]
 
 log = logging.getLogger("thousand.web.playnow")
 
@@ -53,20 +53,6 @@ QUEUE_BODY: Final = 2 * 1024
 NAME_MAX: Final = 32
 HISTORY: Final = 10
 _LINKISH: Final = re.compile(r"(?i)(://|www\.|\.(com|org|net|ru|me|io|gg)\b|t\.me/|discord\.gg|^@)")
-
-Dispatch = Callable[[Sequence[Message]], Awaitable[None]]
-
-
-@dataclass
-class PlayNow:
-    """What the web page's queue calls need of the process: its queue and how to deliver what a table
-    built here says to people of other platforms (`ProcessPublic.dispatch`)."""
-
-    queue: MatchQueue
-    dispatch: Dispatch
-    player_seconds: float = 30 * 24 * 3600
-    """Lifetime of a guest's `player` token, renewed by each visit: the guest keeps their id (and so
-    their public rating) while they come back within it."""
 
 
 def clean_name(raw: object) -> str | None:
@@ -87,44 +73,36 @@ def clean_name(raw: object) -> str | None:
 
 
 def _playnow(request: web.Request) -> PlayNow:
-    from adapters.web.app import _error, _lang_of, _web
-
-    play = _web(request).playnow
+    play = table_of(request).playnow
     if play is None:
-        raise _error(404, "web_no_play", _lang_of(request))
+        raise error(404, "web_no_play", lang_of(request))
     return play
 
 
 def _language(request: web.Request, body: dict[str, Any]) -> str:
-    from adapters.web.app import _lang_of
-
     wanted = body.get("lang")
-    return _lang_of(request, negotiate(wanted) if isinstance(wanted, str) and len(wanted) < 36 else None)
+    return lang_of(request, negotiate(wanted) if isinstance(wanted, str) and len(wanted) < 36 else None)
 
 
 def _identity(request: web.Request, body: dict[str, Any]) -> UserRef:
     """The person a queue call is for: a `player` token, else a session (a refusal counts against the
     client's address and changes nothing)."""
-    from adapters.web.app import _limit_user, _refuse, _web
-
-    web_table = _web(request)
+    web_table = table_of(request)
     token, kind = body.get("player"), "player"
     if token is None:
         token, kind = body.get("session"), "session"
     if not isinstance(token, str):
-        raise _refuse(request, 401, "web_player")
+        raise refuse(request, 401, "web_player")
     try:
         claims = web_table.signer.read(token, kind, web_table.clock())
     except TokenError:
-        raise _refuse(request, 401, "web_player" if kind == "player" else "web_session") from None
-    _limit_user(request, claims.platform, claims.user, claims.lang)
+        raise refuse(request, 401, "web_player" if kind == "player" else "web_session") from None
+    limit_user(request, claims.platform, claims.user, claims.lang)
     return UserRef(claims.platform, claims.user, claims.name, claims.lang)
 
 
 def _player_token(request: web.Request, user: UserRef) -> str:
-    from adapters.web.app import _web
-
-    web_table = _web(request)
+    web_table = table_of(request)
     play = _playnow(request)
     lang = user.language if user.language in LANGUAGES else "en"
     claims = Claims(
@@ -197,11 +175,9 @@ async def _play(request: web.Request) -> web.Response:
     """`POST /api/play`: the Play now panel's data: whether public games are offered here, the labels,
     the choices, and who the page plays as (a `player` token for them, their public ratings). Body:
     `{"lang"?, "player"? | "session"? | "init_data"?}`; with none, nobody yet (a guest types a name)."""
-    from adapters.web.app import _check_origin, _json_body, _limit_user, _refuse, _web
-
-    _check_origin(request)
-    web_table = _web(request)
-    body = await _json_body(request, PLAY_BODY)
+    check_origin(request)
+    web_table = table_of(request)
+    body = await json_body(request, PLAY_BODY)
     lang = _language(request, body)
     available = web_table.playnow is not None
     user: UserRef | None = None
@@ -209,16 +185,16 @@ async def _play(request: web.Request) -> web.Response:
     if isinstance(init_data, str) and init_data:
         token = web_table.options.telegram_token
         if not token:
-            raise _refuse(request, 401, "web_auth", lang)
+            raise refuse(request, 401, "web_auth", lang)
         try:
             tg = validate_init_data(
                 init_data, token, now=web_table.clock(), max_age=web_table.options.max_age
             )
         except InitDataError as exc:
             log.info("web: initData refused for Play now: %s", exc)
-            raise _refuse(request, 401, "web_auth", lang) from None
+            raise refuse(request, 401, "web_auth", lang) from None
         user = UserRef("tg", tg.user_id, tg.name, negotiate(tg.language) or lang)
-        _limit_user(request, "tg", tg.user_id, lang)
+        limit_user(request, "tg", tg.user_id, lang)
     elif body.get("player") is not None or body.get("session") is not None:
         user = _identity(request, body)
     # The person's own language, unless they chose one on the panel (`chosen`: the page's language list).
@@ -239,16 +215,14 @@ async def _guest(request: web.Request) -> web.Response:
     """`POST /api/guest` `{"name", "lang"?, "player"?}`: a guest's `player` token. With a valid guest
     token the same id keeps its rating (a new name and language may come with it); else a new random
     id, at most a few a minute per client address."""
-    from adapters.web.app import _check_origin, _client, _error, _json_body, _refuse, _web
-
-    _check_origin(request)
-    web_table = _web(request)
+    check_origin(request)
+    web_table = table_of(request)
     _playnow(request)
-    body = await _json_body(request, QUEUE_BODY)
+    body = await json_body(request, QUEUE_BODY)
     lang = _language(request, body)
     name = clean_name(body.get("name"))
     if name is None:
-        raise _refuse(request, 400, "web_name", lang)
+        raise refuse(request, 400, "web_name", lang)
     user_id: str | None = None
     old = body.get("player")
     if isinstance(old, str):
@@ -260,36 +234,32 @@ async def _guest(request: web.Request) -> web.Response:
             user_id = claims.user
     if user_id is None:
         assert web_table.guests is not None
-        if not web_table.guests.allow(f"guest:{_client(request)}"):
-            raise _error(429, "web_rate", lang)
+        if not web_table.guests.allow(f"guest:{client(request)}"):
+            raise error(429, "web_rate", lang)
         user_id = secrets.token_hex(8)
     user = UserRef("web", user_id, name, lang)
     return _answer({"player": _player_token(request, user), "name": name, "lang": lang})
 
 
 async def _body_and_user(request: web.Request) -> tuple[dict[str, Any], UserRef, PlayNow]:
-    from adapters.web.app import _check_origin, _json_body
-
-    _check_origin(request)
-    body = await _json_body(request, QUEUE_BODY)
+    check_origin(request)
+    body = await json_body(request, QUEUE_BODY)
     user = _identity(request, body)
     return body, user, _playnow(request)
 
 
 def _options(body: dict[str, Any], lang: str) -> Options:
     """The options the panel sends, checked as `/play`'s words are (`parse_options`)."""
-    from adapters.web.app import _error
-
     raw = body.get("options")
     if not isinstance(raw, dict):
-        raise _error(400, "web_options", lang)
+        raise error(400, "web_options", lang)
     preset, players, pace = raw.get("preset", ANY_PRESET), raw.get("players"), raw.get("pace", "normal")
     if not isinstance(preset, str) or preset not in (ANY_PRESET, *PRESETS) or pace not in PACES:
-        raise _error(400, "web_options", lang)
+        raise error(400, "web_options", lang)
     words = [preset, pace]
     if players is not None:
         if not isinstance(players, int) or isinstance(players, bool) or not 0 <= players <= 9:
-            raise _error(400, "web_options", lang)
+            raise error(400, "web_options", lang)
         words.append(str(players))
     try:
         return parse_options(translator(lang), words)
@@ -306,9 +276,7 @@ async def _status(
 ) -> dict[str, Any]:
     """Where the player stands: waiting (the status lines `/play` shows, the offer of computers), a
     table found and being set up, seated (a session for the public table: the page opens it), or idle."""
-    from adapters.web.app import _web
-
-    web_table = _web(request)
+    web_table = table_of(request)
     lang = user.language if user.language in LANGUAGES else "en"
     t = translator(lang)
     out: dict[str, Any] = {"state": "idle"}
@@ -371,12 +339,10 @@ def _refusal(status: int, text: str) -> web.HTTPException:
 
 async def _join(request: web.Request) -> web.Response:
     """`POST /api/queue/join` `{"player" | "session", "options": {"preset", "players", "pace"}}`."""
-    from adapters.web.app import _web
-
     body, user, play = await _body_and_user(request)
     lang = user.language if user.language in LANGUAGES else "en"
     options = _options(body, lang)
-    web_table = _web(request)
+    web_table = table_of(request)
     player = Player(user.platform, user.user_id, user.name, lang)
     if await play.queue.seated_at(user.key) is None:
         where = await seated_where(web_table.service.store, user.key)
@@ -414,8 +380,6 @@ async def _cancel(request: web.Request) -> web.Response:
 
 async def _go(request: web.Request) -> web.Response:
     """`POST /api/queue/go`: start at once with computers in the empty seats (after the offer)."""
-    from adapters.web.app import _web
-
     body, user, play = await _body_and_user(request)
     lang = user.language if user.language in LANGUAGES else "en"
     shown = _shown_options(body)
@@ -426,7 +390,7 @@ async def _go(request: web.Request) -> web.Response:
         if status["state"] == "waiting":
             status["notice"] = t._("Not yet: the offer comes after a while of waiting.")
         return _answer(status)
-    service = _web(request).service
+    service = table_of(request).service
     _, messages = await build_match(service, play.queue, match)
     try:
         await play.dispatch(messages)
@@ -438,8 +402,6 @@ async def _go(request: web.Request) -> web.Response:
 def add_queue_routes(app: web.Application) -> None:
     """Play now's routes, and what strangers at a public table may do from the page (phrases, block,
     report: `adapters.web.social`)."""
-    from adapters.web.social import add_social_routes
-
     add_social_routes(app)
     app.router.add_post("/api/play", _play)
     app.router.add_post("/api/guest", _guest)

@@ -18,6 +18,8 @@ from typing import Any
 
 from aiohttp import web
 
+from adapters.web.http import SMALL_BODY, check_origin, error, json_body, run_move, session, table_of, user_of
+from adapters.web.table import WebTable
 from bot.commands import encode_payload, from_payload, table_tag
 from bot.i18n import LANGUAGES, translator
 from bot.markup import to_plain
@@ -29,7 +31,9 @@ from bot.weblinks import Claims
 __all__ = ["add_rematch_routes", "rematch_of"]
 
 
-async def rematch_of(web_table: Any, claims: Claims) -> tuple[TableDoc | None, int, dict[str, Any] | None]:
+async def rematch_of(
+    web_table: WebTable, claims: Claims
+) -> tuple[TableDoc | None, int, dict[str, Any] | None]:
     """The finished table, its version, and its offer as `claims`' person sees it (None: none)."""
     stored = await web_table.service.store.load(claims.table)
     if stored is None:
@@ -44,34 +48,23 @@ async def rematch_of(web_table: Any, claims: Claims) -> tuple[TableDoc | None, i
 
 
 async def _rematch(request: web.Request) -> web.Response:
-    from adapters.web.app import (
-        VIEW_BODY,
-        _check_origin,
-        _error,
-        _json_body,
-        _run_move,
-        _session,
-        _user,
-        _web,
-    )
-
-    _check_origin(request)
-    body = await _json_body(request, VIEW_BODY)
-    claims = _session(request, body.get("session"))
-    web_table = _web(request)
+    check_origin(request)
+    body = await json_body(request, SMALL_BODY)
+    claims = session(request, body.get("session"))
+    web_table = table_of(request)
     answer = body.get("answer")
     if answer not in (None, "yes", "no"):
-        raise _error(400, "web_bad_request", claims.lang)
+        raise error(400, "web_bad_request", claims.lang)
     out: dict[str, Any] = {}
     doc, version, _ = await rematch_of(web_table, claims)
     if answer is not None and doc is not None:
-        user = _user(claims)
+        user = user_of(claims)
         args = () if answer == "yes" else (DECLINE,)
         payload = encode_payload("again", args, version, claims.table, table_tag(doc.serial))
         command = from_payload(
             payload, ChatRef(claims.platform, claims.user, claims.name, private=True), user
         )
-        done = json.loads((await _run_move(web_table, command, user)).text or "{}")
+        done = json.loads((await run_move(web_table, command, user)).text or "{}")
         if not done.get("ok", False):
             out["error"] = done.get("error", "")
     doc, _, state = await rematch_of(web_table, claims)

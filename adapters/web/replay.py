@@ -13,7 +13,11 @@ import json
 
 from aiohttp import web
 
+from adapters.web.http import error, lang_of, refuse, table_of
+from adapters.web.replay_page import replay_data
+from bot.snapshot import GameCache
 from bot.table import TableDoc
+from bot.weblinks import TokenError
 from core.record import build_record
 
 __all__ = ["add_replay_routes", "record_of"]
@@ -21,8 +25,6 @@ __all__ = ["add_replay_routes", "record_of"]
 
 def record_of(doc: TableDoc, state_of: object) -> dict[str, object] | None:
     """The record `/export` would send for `doc` (None when no deal was finished)."""
-    from bot.snapshot import GameCache
-
     assert isinstance(state_of, GameCache)
     if doc.game is None:
         return None
@@ -34,25 +36,21 @@ def record_of(doc: TableDoc, state_of: object) -> dict[str, object] | None:
 
 
 async def _replay_record(request: web.Request) -> web.Response:
-    from adapters.web.app import _error, _lang_of, _refuse, _web
-    from bot.weblinks import TokenError
-
-    web_table = _web(request)
+    web_table = table_of(request)
     try:
         table_id, serial = web_table.signer.read_replay(request.match_info["token"], web_table.clock())
     except TokenError:
-        raise _refuse(request, 401, "web_auth") from None
+        raise refuse(request, 401, "web_auth") from None
     assert web_table.limiter is not None
     if not web_table.limiter.allow(f"replay:{table_id}:{serial}"):
-        raise _error(429, "web_rate", _lang_of(request))
+        raise error(429, "web_rate", lang_of(request))
     stored = await web_table.service.store.load(table_id)
     doc = None if stored is None else TableDoc.model_validate_json(stored.document)
     record = None if doc is None or doc.serial != serial else record_of(doc, web_table.service.cache)
     if record is None:
-        raise _error(404, "web_no_replay", _lang_of(request))
-    from adapters.web.replay_page import replay_data
+        raise error(404, "web_no_replay", lang_of(request))
 
-    data = replay_data(json.dumps(record), _lang_of(request))
+    data = replay_data(json.dumps(record), lang_of(request))
     return web.Response(
         text=json.dumps(data, ensure_ascii=False),
         content_type="application/json",

@@ -16,7 +16,9 @@ from typing import Any, Final
 
 from aiohttp import web
 
+from adapters.web.http import check_origin, error, json_body, session, table_of, user_of
 from bot.handlers.public import PHRASE_SCOPE
+from bot.handlers.public_safety import reason_text
 from bot.i18n import translator
 from bot.markup import to_plain
 from bot.model import ChatRef, Command, Sender
@@ -35,12 +37,10 @@ BODY: Final = 2 * 1024
 
 
 async def _social(request: web.Request) -> web.Response:
-    from adapters.web.app import _check_origin, _error, _json_body, _session, _user, _web
-
-    _check_origin(request)
-    web_table = _web(request)
-    body = await _json_body(request, BODY)
-    claims = _session(request, body.get("session"))
+    check_origin(request)
+    web_table = table_of(request)
+    body = await json_body(request, BODY)
+    claims = session(request, body.get("session"))
     name, args = body.get("command"), body.get("args", [])
     if (
         name not in SOCIAL_COMMANDS
@@ -48,10 +48,10 @@ async def _social(request: web.Request) -> web.Response:
         or len(args) > 2
         or not all(isinstance(a, str) and 0 < len(a) <= 32 and a.isprintable() for a in args)
     ):
-        raise _error(400, "web_bad_request", claims.lang)
+        raise error(400, "web_bad_request", claims.lang)
     if not is_public(claims.table):
-        raise _error(403, "other_table", claims.lang)
-    user = _user(claims)
+        raise error(403, "other_table", claims.lang)
+    user = user_of(claims)
     chat = ChatRef(claims.platform, claims.user, claims.name, private=True)
     command = Command(str(name), tuple(args), chat, user)
     handle = web_table.handle or web_table.service.handle
@@ -67,12 +67,10 @@ async def _social(request: web.Request) -> web.Response:
 
 
 async def _phrases(request: web.Request) -> web.Response:
-    from adapters.web.app import _check_origin, _json_body, _session, _web
-
-    _check_origin(request)
-    web_table = _web(request)
-    body = await _json_body(request, BODY)
-    claims = _session(request, body.get("session"))
+    check_origin(request)
+    web_table = table_of(request)
+    body = await json_body(request, BODY)
+    claims = session(request, body.get("session"))
     out: list[dict[str, Any]] = []
     if is_public(claims.table):
         store = web_table.service.store
@@ -96,21 +94,17 @@ async def _phrases(request: web.Request) -> web.Response:
 
 def _choices(lang: str) -> dict[str, Any]:
     """The phrases and report reasons the page offers, in the reader's words."""
-    from bot.handlers.public_safety import _reason_text
-
     t = translator(lang)
     return {
         "phrases": [{"value": k, "name": t._(v)} for k, v in PHRASES.items()],
-        "reasons": [{"value": w, "name": _reason_text(t, w)} for w in REASONS],
+        "reasons": [{"value": w, "name": reason_text(t, w)} for w in REASONS],
     }
 
 
 async def _social_choices(request: web.Request) -> web.Response:
-    from adapters.web.app import _check_origin, _json_body, _session
-
-    _check_origin(request)
-    body = await _json_body(request, BODY)
-    claims = _session(request, body.get("session"))
+    check_origin(request)
+    body = await json_body(request, BODY)
+    claims = session(request, body.get("session"))
     return web.json_response(_choices(claims.lang), headers={"Cache-Control": "no-store"})
 
 

@@ -16,7 +16,7 @@ from aiohttp import web
 from rich.console import Console
 from rich.text import Text
 
-from adapters.console.app import ConsoleGame, GameOptions, ReadLine, _stdin_lines
+from adapters.console.app import ConsoleGame, GameOptions, ReadLine, stdin_lines
 from adapters.web.app import WebOptions, WebTable, make_runner
 from bot.handlers import Handlers
 from bot.i18n import LANGUAGES
@@ -59,7 +59,7 @@ async def play_web(
     rng = random.Random(options.seed) if options.seed is not None else None
     service = Service(MemoryStore(), settings, handlers=Handlers, rng=rng)
     screen = console or Console(highlight=False)
-    game = ConsoleGame(service, screen, read_line or _stdin_lines(), options)
+    game = ConsoleGame(service, screen, read_line or stdin_lines(), options)
 
     async def show(messages: list[Message]) -> None:
         for message in messages:

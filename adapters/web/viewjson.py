@@ -20,11 +20,11 @@ from bot.reader import about
 from bot.render import PHASE_NAMES, first_trick_note, hand_order
 from bot.render_result import (
     TALON_OF_DEAL,
-    _ending_text,
-    _zero_reason,
+    ending_text,
     result_notes,
     rounding_text,
     talon_of_deal,
+    zero_reason,
 )
 from bot.table import TableDoc
 from bot.views import CompletedTrick, PublicTableView, SeatLabel, previous_tricks, public_view, seat_labels
@@ -312,7 +312,7 @@ def _result_json(
                 "marriages": list(r.marriages[s]) if s < len(r.marriages) else [],
                 "score": r.scores[s],
                 "total": r.totals[s],
-                "reason": _zero_reason(t, r, s, barrel_before, sitting_out),
+                "reason": zero_reason(t, r, s, barrel_before, sitting_out),
                 "rounding": None if s == sitting_out else rounding_text(t, rules, r, s, barrel_before),
                 "bolt": s in r.bolts,
                 "barrel": bool(r.barrel and r.barrel[s]),
@@ -331,7 +331,7 @@ def _result_json(
         "contract": r.contract,
         "made": r.made,
         "ending": r.ending,
-        "summary": _ending_text(t, r, names, reader),
+        "summary": ending_text(t, r, names, reader),
         "rows": rows,
         "notes": notes,
     }

@@ -42,6 +42,7 @@ __all__ = [
     "PublicSafety",
     "ladder_ratings",
     "public_safety_for",
+    "reason_text",
     "record_ladder",
 ]
 
@@ -56,7 +57,7 @@ RECENT_SCOPE: Final = "pubrecent:"
 _REASON_WORDS: Final = tuple(REASONS)
 
 
-def _reason_text(t: Translator, word: str) -> str:
+def reason_text(t: Translator, word: str) -> str:
     texts = {
         "abuse": t._("abuse of phrases"),
         "leaving": t._("leaving or stalling"),
@@ -240,13 +241,13 @@ class PublicSafety:
         await self.reports.file(report)
         return say(
             t._("Report filed: {name}, {reason}. The operators will read the game record. Thank you.").format(
-                name=escape(name), reason=_reason_text(t, word)
+                name=escape(name), reason=reason_text(t, word)
             ),
             kind="info",
         )
 
     def _reasons(self, t: Translator) -> str:
-        listed = ", ".join(f"{i} {w} ({_reason_text(t, w)})" for i, w in enumerate(_REASON_WORDS, 1))
+        listed = ", ".join(f"{i} {w} ({reason_text(t, w)})" for i, w in enumerate(_REASON_WORDS, 1))
         return t._("Reasons: {reasons}. For example: /report 2 abuse").format(reasons=listed)
 
     def _target(self, t: Translator, doc: TableDoc, arg: str, me: str) -> tuple[int, str, str] | str:

@@ -411,10 +411,10 @@ async def test_a_closed_stream_frees_its_slot_at_once(rig: Rig) -> None:
         for s in streams:
             s.close()
         for _ in range(50):
-            if not web_table._streams:
+            if not web_table.streams:
                 break
             await asyncio.sleep(0.02)
-        assert web_table._streams == {}
+        assert web_table.streams == {}
 
 
 # --- start payloads, /api/session's own checks, the view cache ----------------------------------

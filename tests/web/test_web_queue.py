@@ -21,7 +21,8 @@ from aiohttp.test_utils import TestClient, TestServer
 from webkit import BOT_TOKEN, signer_of, static_dir, web_settings
 
 from adapters.web.app import WebOptions, WebTable, make_app
-from adapters.web.playnow import PlayNow, clean_name
+from adapters.web.playnow import clean_name
+from adapters.web.table import PlayNow
 from bot.handlers import Handlers
 from bot.matchmaking import MatchConfig, Options, Player, RedisQueue
 from bot.model import Message, Private

@@ -26,7 +26,7 @@ from tapper import tap
 from test_browser_play import dom_parts, message_parts, private_to, seat_of
 
 from adapters.web.app import STATIC_DIR, WebOptions, WebTable, make_app
-from adapters.web.playnow import PlayNow
+from adapters.web.table import PlayNow
 from bot.handlers import Handlers
 from bot.matchmaking import MatchConfig, RedisQueue
 from bot.model import Message
