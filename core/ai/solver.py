@@ -1,0 +1,646 @@
+"""The exact open-hands (double-dummy) value of the card play of a deal, from any position of it.
+
+Every hand is open: the declarer plays to maximize their own deal points (cards taken, marriages they
+declare, the other pile and the discard of the two-musiki game for the last trick), the defenders
+together play to minimize them.  Among the lines that give the declarer that much, the defenders take
+as much as they can for themselves, so both sides' points are exact values of one zero-sum game
+(objective ``big * declarer - defenders``, ``big`` above anything the defenders can take).
+
+The rules are those of the engine (:mod:`core.deal`) for every preset and option: following suit,
+trumping, ``must_beat``, marriages only by the player on lead from the second trick on (the
+``marriage_min_cards`` count, ``automatic`` or ``choice`` declaration, both the declaring and the plain
+lead where it is a choice), the ace marriage, 2 to 4 players in play (a sitting-out dealer holds no
+cards) and the crawl.  ``tests/ai/test_solver.py`` checks the values against an exhaustive search over
+the engine's own ``legal_actions`` and ``apply``.
+
+Not covered: the crawl's face-down cards are treated as seen (open hands: every card is visible, so a
+defender following in a crawl is credited with knowing the declarer's card); what happens after the
+deal (rounding, barrels, bolts, the four-nines bonus, which do not depend on the card play) is not part
+of the value.
+
+The search is an alpha-beta over bit masks (:class:`Solver`): a transposition table of bounds keyed
+between tricks by who holds which card, the leader and the trump; the best lead found kept there to be
+tried first next time; cheap move ordering (winning cards high first, the rest low first, points and
+rank being in the same order within a suit); the last trick counted without search.  The hard
+player's endgame (:mod:`core.ai.endgame`) uses the same solver with its own weights.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from ..actions import CRAWL as CRAWL_ACTION
+from ..actions import PLAYS, PLAYS_DECLARING, Action, Crawl, Play
+from ..cards import ACES, CARD_POINTS, MARRIAGE_MASKS, SUIT_MASKS, CardMask
+from ..deal import ACE_SUIT, DealState, Phase
+from ..game import GameState
+from .sim import CRAWL, DECLARE, Sim, sim_from_deal
+
+INF: Final = 1 << 40
+_DECL: Final = 32
+"""Internal lead flag: this lead declares (a marriage, or the ace marriage)."""
+_CRAWL: Final = 64
+_OFF: Final = 1 << 23
+"""Offset of the bounds packed in a table entry: 24 bits each, values stay far inside (a deal gives
+at most some hundreds of points, times the declarer's weight)."""
+_FIELD: Final = (1 << 24) - 1
+_RANK_MASKS: Final = tuple(sum(1 << (6 * s + r) for s in range(4)) for r in range(6))
+_BELOW: Final = tuple((1 << c) - 1 for c in range(25))
+"""Cards numbered below ``c`` (any suit)."""
+
+
+def _above(c: int) -> CardMask:
+    """Higher cards of the suit of ``c``."""
+    return SUIT_MASKS[c // 6] & ~_BELOW[c + 1]
+
+
+class Solver:
+    """Alpha-beta search of one open-hands position; values are the future points weighted per seat.
+
+    ``weights[seat]`` multiplies every point ``seat`` takes from here on (cards, marriages, the piles):
+    the declarer's weight is positive and the declarer maximizes, the defenders minimize.  The table
+    may be shared by solvers of positions of one deal with the same weights (``table`` attribute).
+    """
+
+    __slots__ = (
+        "ace",
+        "ace_value",
+        "bits",
+        "choice",
+        "code",
+        "crawl",
+        "crawl_rule",
+        "decl",
+        "first",
+        "hands",
+        "key",
+        "kshift",
+        "min_cards",
+        "must_beat",
+        "mvals",
+        "n",
+        "nodes",
+        "piles",
+        "root_seat",
+        "succ",
+        "table",
+        "tb",
+        "tc",
+        "tn",
+        "trump",
+        "ts",
+        "w",
+    )
+
+    def __init__(self, sim: Sim, weights: Sequence[int]) -> None:
+        pr = sim.pr
+        self.hands: list[int] = sim.hands.copy()
+        self.succ: tuple[int, ...] = sim.succ
+        self.decl: int = sim.declarer
+        self.n: int = sim.n_active
+        self.w: list[int] = list(weights)
+        self.mvals: list[int] = list(pr.mvals)
+        self.choice: bool = pr.choice
+        self.min_cards: int = pr.min_cards
+        self.ace: bool = pr.ace and not sim.declared >> ACE_SUIT & 1
+        self.ace_value: int = pr.ace_value
+        self.must_beat: bool = pr.must_beat
+        self.crawl_rule: bool = pr.crawl
+        self.piles: int = sim.piles_points
+        self.first: bool = sim.tricks == 0
+        self.crawl: bool = sim.crawl
+        self.trump: int = sim.trump
+        # The cards and seats of the trick under way at ``tb`` (4 entries a trick, one trick after the
+        # other down the search, so that closing a trick copies nothing).
+        self.tc: list[int] = [0] * 64
+        self.ts: list[int] = [0] * 64
+        self.tb: int = 0
+        self.tn: int = len(sim.trick)
+        for i, c in enumerate(sim.trick):
+            self.tc[i] = c
+            self.ts[i] = sim.trick_seats[i]
+        self.root_seat: int = sim.to_act
+        self.bits: int = 2 if self.n <= 3 else 3
+        self.kshift: int = 24 * self.bits
+        code = [0] * len(sim.succ)
+        k = 0
+        for seat in range(len(sim.succ)):
+            if sim.succ[seat] >= 0:
+                k += 1
+                code[seat] = k
+        self.code: list[int] = code
+        key = 0
+        for seat in range(len(sim.succ)):
+            h = sim.hands[seat]
+            while h:
+                low = h & -h
+                key += code[seat] << (self.bits * (low.bit_length() - 1))
+                h ^= low
+        self.key: int = key
+        self.table: dict[int, int] = {}
+        self.nodes: int = 0
+
+    # ------------------------------------------------------------------ entry points
+
+    def value(self) -> int:
+        """The weighted future points of the position the solver was built on."""
+        return self.search(-INF, INF)
+
+    def search(self, alpha: int, beta: int) -> int:
+        seat = self.root_seat
+        if seat < 0:
+            return 0
+        if self.tn == 0:
+            return self.lead(seat, alpha, beta)
+        return self.follow(seat, self._winner_index(), alpha, beta)
+
+    def root_moves(self) -> list[int]:
+        """The legal moves at the root, as :class:`~core.ai.sim.Sim` moves."""
+        seat = self.root_seat
+        if self.tn:
+            return _bits_asc(self._playable(seat))
+        out = []
+        for m in self._leads(seat, -1):
+            if m == _CRAWL:
+                out.append(CRAWL)
+            elif m & _DECL and self.choice:
+                out.append((m & 31) | DECLARE)
+            else:
+                out.append(m & 31)
+        return out
+
+    def move_value(self, move: int, alpha: int = -INF, beta: int = INF) -> int:
+        """The weighted future points after the root move ``move`` (a :class:`Sim` move), counted from
+        the root: the points of the move itself (a marriage) included."""
+        seat = self.root_seat
+        if self.tn:
+            return self.after_follow(seat, move & 31, self._winner_index(), alpha, beta)
+        if move == CRAWL:
+            return self.after_lead(seat, _CRAWL, alpha, beta)
+        c = move & 31
+        m = c | _DECL if self._declares(seat, c, bool(move & DECLARE)) else c
+        return self.after_lead(seat, m, alpha, beta)
+
+    # ------------------------------------------------------------------ rules
+
+    def _declares(self, seat: int, c: int, asked: bool) -> bool:
+        """Whether leading ``c`` (with the declare flag ``asked``) declares, as the engine decides."""
+        if self.first or self.crawl:
+            return False
+        if self.choice and not asked:
+            return False
+        hand = self.hands[seat]
+        if hand.bit_count() < self.min_cards:
+            return False
+        r = c % 6
+        if r == 2 or r == 3:
+            m = MARRIAGE_MASKS[c // 6]
+            return hand & m == m
+        return r == 5 and self.ace and hand & ACES == ACES
+
+    def _playable(self, seat: int) -> CardMask:
+        """The engine's ``DealState.playable`` on the solver's trick."""
+        hand = self.hands[seat]
+        tn = self.tn
+        if tn == 0 or self.crawl:
+            return hand
+        tc = self.tc
+        tb = self.tb
+        led = tc[tb] // 6
+        follow = hand & SUIT_MASKS[led]
+        trump = self.trump
+        if not self.must_beat:
+            if follow:
+                return follow
+            if trump >= 0:
+                t = hand & SUIT_MASKS[trump]
+                if t:
+                    return t
+            return hand
+        if follow:
+            best = -1
+            for i in range(tb, tb + tn):
+                c = tc[i]
+                s = c // 6
+                if s == trump and led != trump:
+                    return follow
+                if s == led and c > best:
+                    best = c
+            return (follow & _above(best)) or follow
+        if trump >= 0:
+            t = hand & SUIT_MASKS[trump]
+            if t:
+                best = -1
+                for i in range(tb, tb + tn):
+                    c = tc[i]
+                    if c // 6 == trump and c > best:
+                        best = c
+                if best < 0:
+                    return t
+                return (t & _above(best)) or t
+        return hand
+
+    def _winner_index(self) -> int:
+        tc = self.tc
+        tb = self.tb
+        best = 0
+        for i in range(1, self.tn):
+            if self._beats(tc[tb + i], tc[tb + best]):
+                best = i
+        return best
+
+    def _beats(self, c: int, w: int) -> bool:
+        """Whether ``c``, played after the trick's current winner ``w``, takes over."""
+        s = c // 6
+        ws = w // 6
+        if s == ws:
+            return c > w
+        if self.crawl:
+            return False
+        return s == self.trump
+
+    # ------------------------------------------------------------------ search
+
+    def _leads(self, seat: int, hint: int) -> list[int]:
+        """Leads in the order to try: the table's best, declarations, masters high, the rest low."""
+        hand = self.hands[seat]
+        out: list[int] = []
+        tried_plain = 0
+        tried_decl = 0
+        if hint >= 0:
+            out.append(hint)
+            if hint & _DECL:
+                tried_decl |= 1 << (hint & 31)
+            else:
+                tried_plain |= 1 << hint
+        if not self.first and not self.crawl and hand.bit_count() >= self.min_cards:
+            decl = 0
+            for s in range(4):
+                m = MARRIAGE_MASKS[s]
+                if hand & m == m:
+                    decl |= m
+            if self.ace and hand & ACES == ACES:
+                decl |= ACES
+            if decl:
+                m = decl & ~tried_decl
+                while m:
+                    c = m.bit_length() - 1
+                    m ^= 1 << c
+                    out.append(c | _DECL)
+                if not self.choice:
+                    tried_plain |= decl
+        others = 0
+        for s2 in range(len(self.succ)):
+            if s2 != seat and self.succ[s2] >= 0:
+                others |= self.hands[s2]
+        rest = hand & ~tried_plain
+        masters = 0
+        for s in range(4):
+            mine = rest & SUIT_MASKS[s]
+            if mine:
+                top = mine.bit_length() - 1
+                if not others & _above(top):
+                    masters |= 1 << top
+        m = masters
+        while m:
+            c = m.bit_length() - 1
+            m ^= 1 << c
+            out.append(c)
+        _append_low_first(out, rest & ~masters)
+        if self.first and self.crawl_rule and not self.crawl and seat == self.decl and not hand & ACES:
+            out.append(_CRAWL)
+        return out
+
+    def lead(self, seat: int, alpha: int, beta: int) -> int:
+        """Value of the position between tricks, ``seat`` to lead."""
+        self.nodes += 1
+        hands = self.hands
+        if self.first:
+            best_v, _ = self._lead_search(seat, alpha, beta, -1)
+            return best_v
+        if hands[seat] & (hands[seat] - 1) == 0:
+            return self._last_trick(seat)
+        key = self.key | (seat << self.kshift) | ((self.trump + 1) << (self.kshift + 2))
+        table = self.table
+        entry = table.get(key)
+        hint = -1
+        lo = -INF
+        hi = INF
+        if entry is not None:
+            lo = (entry & _FIELD) - _OFF
+            hi = ((entry >> 24) & _FIELD) - _OFF
+            hint = (entry >> 48) - 1
+            if lo >= beta:
+                return lo
+            if hi <= alpha:
+                return hi
+            if lo == hi:
+                return lo
+            if lo > alpha:
+                alpha = lo
+            if hi < beta:
+                beta = hi
+        v, best = self._lead_search(seat, alpha, beta, hint)
+        if v <= alpha:
+            hi = v
+        elif v >= beta:
+            lo = v
+        else:
+            lo = hi = v
+        if lo < -_OFF + 1:
+            lo = -_OFF + 1
+        if hi > _OFF - 1:
+            hi = _OFF - 1
+        table[key] = (lo + _OFF) | ((hi + _OFF) << 24) | ((best + 1) << 48)
+        return v
+
+    def _lead_search(self, seat: int, alpha: int, beta: int, hint: int) -> tuple[int, int]:
+        maximize = seat == self.decl
+        best_v = -INF if maximize else INF
+        best_m = -1
+        for m in self._leads(seat, hint):
+            v = self.after_lead(seat, m, alpha, beta)
+            if maximize:
+                if v > best_v:
+                    best_v = v
+                    best_m = m
+                    if v > alpha:
+                        alpha = v
+            elif v < best_v:
+                best_v = v
+                best_m = m
+                if v < beta:
+                    beta = v
+            if alpha >= beta:
+                break
+        if best_m == _CRAWL:
+            best_m = -1
+        return best_v, best_m
+
+    def after_lead(self, seat: int, m: int, alpha: int, beta: int) -> int:
+        if m == _CRAWL:
+            self.crawl = True
+            v = self.lead(seat, alpha, beta)
+            self.crawl = False
+            return v
+        c = m & 31
+        gain = 0
+        trump = self.trump
+        if m & _DECL:
+            if c % 6 == 5:
+                gain = self.ace_value * self.w[seat]
+            else:
+                gain = self.mvals[c // 6] * self.w[seat]
+                self.trump = c // 6
+        self.hands[seat] ^= 1 << c
+        self.key -= self.code[seat] << (self.bits * c)
+        self.tc[self.tb] = c
+        self.ts[self.tb] = seat
+        self.tn = 1
+        v = gain + self.follow(self.succ[seat], 0, alpha - gain, beta - gain)
+        self.tn = 0
+        self.key += self.code[seat] << (self.bits * c)
+        self.hands[seat] ^= 1 << c
+        self.trump = trump
+        return v
+
+    def follow(self, seat: int, win: int, alpha: int, beta: int) -> int:
+        """Value with the trick under way, ``seat`` to play, ``win`` the index of its winning card."""
+        self.nodes += 1
+        legal = self._playable(seat)
+        decl = self.decl
+        maximize = seat == decl
+        tb = self.tb
+        wc = self.tc[tb + win]
+        mine = (self.ts[tb + win] == decl) == maximize
+        last = self.tn == self.n - 1
+        order: list[int] = []
+        if legal & (legal - 1) == 0:
+            order.append(legal.bit_length() - 1)
+        else:
+            # Cards that take the trick over.
+            ws = wc // 6
+            beat = legal & _above(wc)
+            trump = self.trump
+            if not self.crawl and trump >= 0 and ws != trump:
+                beat |= legal & SUIT_MASKS[trump]
+            if mine:
+                if last:
+                    _append_high_first(order, legal)
+                else:
+                    _append_low_first(order, legal)
+            else:
+                _append_high_first(order, beat)
+                _append_low_first(order, legal & ~beat)
+        best_v = -INF if maximize else INF
+        for c in order:
+            v = self.after_follow(seat, c, win, alpha, beta)
+            if maximize:
+                if v > best_v:
+                    best_v = v
+                    if v > alpha:
+                        alpha = v
+            elif v < best_v:
+                best_v = v
+                if v < beta:
+                    beta = v
+            if alpha >= beta:
+                break
+        return best_v
+
+    def after_follow(self, seat: int, c: int, win: int, alpha: int, beta: int) -> int:
+        tn = self.tn
+        tb = self.tb
+        tc = self.tc
+        if self._beats(c, tc[tb + win]):
+            win = tn
+        self.hands[seat] ^= 1 << c
+        self.key -= self.code[seat] << (self.bits * c)
+        tc[tb + tn] = c
+        self.ts[tb + tn] = seat
+        if tn + 1 < self.n:
+            self.tn = tn + 1
+            v = self.follow(self.succ[seat], win, alpha, beta)
+        else:
+            winner = self.ts[tb + win]
+            pts = 0
+            for i in range(tb, tb + tn + 1):
+                pts += CARD_POINTS[tc[i]]
+            if not self.hands[winner]:
+                v = (pts + self.piles) * self.w[winner]
+            else:
+                add = pts * self.w[winner]
+                first = self.first
+                crawl = self.crawl
+                self.first = False
+                self.crawl = False
+                self.tn = 0
+                self.tb = tb + 4
+                v = add + self.lead(winner, alpha - add, beta - add)
+                self.tb = tb
+                self.first = first
+                self.crawl = crawl
+        self.tn = tn
+        self.key += self.code[seat] << (self.bits * c)
+        self.hands[seat] ^= 1 << c
+        return v
+
+    def _last_trick(self, seat: int) -> int:
+        """Every hand holds one card: the trick plays itself."""
+        hands = self.hands
+        trump = self.trump
+        c0 = hands[seat].bit_length() - 1
+        best = c0
+        winner = seat
+        pts = CARD_POINTS[c0]
+        s = self.succ[seat]
+        while s != seat:
+            c = hands[s].bit_length() - 1
+            pts += CARD_POINTS[c]
+            cs = c // 6
+            if (cs == best // 6 and c > best) or (cs == trump and best // 6 != trump):
+                best = c
+                winner = s
+            s = self.succ[s]
+        return (pts + self.piles) * self.w[winner]
+
+
+def _append_high_first(out: list[int], mask: CardMask) -> None:
+    """Cards of ``mask`` by rank (so by points) from the highest, aces first."""
+    r = 5
+    while mask and r >= 0:
+        m = mask & _RANK_MASKS[r]
+        mask ^= m
+        while m:
+            c = m.bit_length() - 1
+            m ^= 1 << c
+            out.append(c)
+        r -= 1
+
+
+def _append_low_first(out: list[int], mask: CardMask) -> None:
+    """Cards of ``mask`` by rank from the lowest, nines first."""
+    r = 0
+    while mask and r < 6:
+        m = mask & _RANK_MASKS[r]
+        mask ^= m
+        while m:
+            low = m & -m
+            m ^= low
+            out.append(low.bit_length() - 1)
+        r += 1
+
+
+def _bits_asc(mask: CardMask) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        mask ^= low
+        out.append(low.bit_length() - 1)
+    return out
+
+
+# ---------------------------------------------------------------------- the engine's states
+
+
+@dataclass(frozen=True, slots=True)
+class OpenHandsValue:
+    """Final deal points with all hands open and exact play from the position on (points already taken
+    included): the declarer's and the defenders' together."""
+
+    declarer_seat: int
+    declarer: int
+    defenders: int
+
+    def side(self, seat: int) -> int:
+        """The points of ``seat``'s side: the declarer's, or the defenders' total."""
+        return self.declarer if seat == self.declarer_seat else self.defenders
+
+
+def big_weight(sim: Sim) -> int:
+    """A weight for the declarer's points above anything the defenders can take in the deal."""
+    pr = sim.pr
+    return 1 + 120 + sim.piles_points + sum(abs(v) for v in pr.mvals) + abs(pr.ace_value)
+
+
+def team_weights(sim: Sim) -> tuple[list[int], int]:
+    big = big_weight(sim)
+    w = [0] * len(sim.succ)
+    for seat in range(len(w)):
+        if sim.succ[seat] >= 0:
+            w[seat] = big if seat == sim.declarer else -1
+    return w, big
+
+
+def _decode(sim: Sim, v: int, big: int) -> OpenHandsValue:
+    d = -((-v) // big)
+    e = big * d - v
+    decl = sim.declarer
+    taken_d = sim.taken[decl]
+    taken_e = sum(sim.taken[s] for s in range(len(sim.succ)) if s != decl and sim.succ[s] >= 0)
+    return OpenHandsValue(decl, taken_d + d, taken_e + e)
+
+
+def _play_sim(state: DealState | GameState) -> Sim:
+    deal = state.deal if isinstance(state, GameState) else state
+    if deal.phase != Phase.PLAY:
+        raise ValueError(f"the deal is not in its card play (phase {deal.phase})")
+    return sim_from_deal(deal)
+
+
+def solve(state: DealState | GameState) -> OpenHandsValue:
+    """The open-hands value of a deal in its card play, from the position it is in."""
+    sim = _play_sim(state)
+    w, big = team_weights(sim)
+    return _decode(sim, Solver(sim, w).value(), big)
+
+
+def _action(move: int) -> Action:
+    if move == CRAWL:
+        return CRAWL_ACTION
+    return PLAYS_DECLARING[move & 31] if move & DECLARE else PLAYS[move & 31]
+
+
+def move_of_action(action: Action) -> int:
+    if type(action) is Crawl:
+        return CRAWL
+    if type(action) is not Play:
+        raise ValueError(f"not a card play: {action!r}")
+    return action.card | DECLARE if action.declare else action.card
+
+
+def option_values(state: DealState | GameState) -> dict[Action, OpenHandsValue]:
+    """For each legal action of the seat to play, the open-hands value after it (the points of the
+    acting seat's side: ``value.side(seat)``)."""
+    sim = _play_sim(state)
+    w, big = team_weights(sim)
+    solver = Solver(sim, w)
+    out: dict[Action, OpenHandsValue] = {}
+    for move in solver.root_moves():
+        out[_action(move)] = _decode(sim, solver.move_value(move), big)
+    return out
+
+
+def solve_root(sim: Sim, moves: list[int], me: int = -1) -> tuple[list[tuple[int, int]], int]:
+    """For each root move of ``sim``, the final deal points of the declarer and of ``me`` (a defender
+    whose own points break the defenders' ties; -1 when ``me`` is the declarer or not given) with exact
+    play afterwards; and the positions searched.  The hard player's endgame."""
+    decl = sim.declarer
+    track = me >= 0 and me != decl
+    big = big_weight(sim) if track else 1
+    w = [0] * len(sim.succ)
+    w[decl] = big
+    if track:
+        w[me] = -1
+    solver = Solver(sim, w)
+    out: list[tuple[int, int]] = []
+    for m in moves:
+        v = solver.move_value(m)
+        if track:
+            d = -((-v) // big)
+            out.append((sim.taken[decl] + d, sim.taken[me] + big * d - v))
+        else:
+            out.append((sim.taken[decl] + v, -1))
+    return out, solver.nodes
