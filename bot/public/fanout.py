@@ -21,6 +21,7 @@ from bot.commands import PayloadError, encode_payload, read_payload
 from bot.i18n import LANGUAGES, Translator, translator
 from bot.model import Button, Group, Message, Private, UserRef
 from bot.public.refusals import PUBLIC_REFUSED
+from bot.public.rematch import rematch_line
 from bot.table import TableDoc
 
 __all__ = ["PUBLIC_PLATFORM", "ReaderRedraw", "Redraw", "fan_out", "is_public"]
@@ -72,8 +73,6 @@ def fan_out(
             offer = doc.ended == "won" and doc.rematch is not None
             buttons = _public_buttons(buttons, translator(lang), offer)
             if message.kind == "final" and offer:
-                from bot.public.rematch import rematch_line  # it needs `bot.context`, which needs this
-
                 text = f"{text}\n\n{rematch_line(translator(lang))}"
             user = UserRef(seat.platform or "", seat.user_id or "", seat.name, lang)
             out.append(replace(message, audience=Private(user), text=text, buttons=buttons, language=lang))
@@ -85,7 +84,7 @@ def _public_buttons(
 ) -> tuple[tuple[Button, ...], ...]:
     """Without the buttons of commands a public table refuses; the score sheet's "Play again" becomes
     **Play again** and **No thanks** of the offer to play again with the same people (`offer`: a won
-    game's; `bot.public.rematch`) and "Game record" (`export`): once the game is over nobody sits at the
+    game's; `bot.public.again`) and "Game record" (`export`): once the game is over nobody sits at the
     table any more, so a private `/export` no longer finds it, and the button names the table."""
     rows: list[tuple[Button, ...]] = []
     for row in buttons:

@@ -7,7 +7,7 @@
   heartbeats `web`), then `build_matches` every `match_every` seconds, the new tables' messages dispatched;
 - `Service.public_seats`: people who no longer sit at a public table may queue again (a finished game
   rated on the ladder first); `Service.safety_commands` (`/block`, `/report`) and `Service.ladder`;
-  `Service.rematch`: a won public game's offer to play again (`bot.public.rematch`).
+  `Service.rematch`: a won public game's offer to play again (`bot.public.again`).
 
 An adapter builds it where it builds its service, passes every list of messages the service returns (and
 the timers') to `dispatch`, and calls `start()` at startup and `stop()` at shutdown. Trouble in a loop is
@@ -30,8 +30,8 @@ from bot.handlers.public_safety import public_safety_for
 from bot.handlers.queue import seated_where
 from bot.matchmaking.base import MatchQueue
 from bot.model import Message
+from bot.public.again import PublicRematch
 from bot.public.builder import build_matches, free_seats
-from bot.public.rematch import PublicRematch
 from bot.relay.base import Relay, platform_of
 from bot.relay.redis_relay import RelayConsumer
 from bot.service import Service
@@ -95,7 +95,7 @@ class PublicRuntime:
         self.service.ladder = safety.ladder
         self.service.safety_commands = safety.handle
         self.service.public_seats = safety.seats_freed(free_seats(self.queue))
-        # Play again with the same people, when all agree (`bot.public.rematch`).
+        # Play again with the same people, when all agree (`bot.public.again`).
         store = self.service.store
         self.service.rematch = PublicRematch(
             self.service, self.queue, seated_elsewhere=lambda key: seated_where(store, key)

@@ -18,7 +18,8 @@ from bot.handlers import Handlers
 from bot.handlers.queue import seated_where
 from bot.matchmaking import RedisQueue
 from bot.model import ChatRef, Message, Private, UserRef
-from bot.public.rematch import REMATCH_SECONDS, PublicRematch
+from bot.public.again import PublicRematch
+from bot.public.rematch import REMATCH_SECONDS
 from bot.public.tables import PublicMatch, open_public_table
 from bot.service import Service
 from bot.storage import Deadline, RedisStore
@@ -158,17 +159,17 @@ async def test_a_new_table_that_failed_to_open_opens_on_the_next_press(
 ) -> None:
     """The decision is saved, then opening the new table fails (the store went away): the people read
     that it started, and one who agreed pressing Play again again opens it (once)."""
-    import bot.public.tables as tables
+    import bot.public.again as flow  # where the new table is opened
 
     p = procs
     table_id, doc = await finished_game(p)
     version = (await p.stores[0].version(table_id)) or 0
-    real = tables.open_public_table
+    real = flow.open_public_table
 
     async def broken(*args: object, **kwargs: object) -> object:
         raise ConnectionError("redis went away")
 
-    monkeypatch.setattr(tables, "open_public_table", broken)
+    monkeypatch.setattr(flow, "open_public_table", broken)
     for user in PEOPLE[:2]:
         await p.services[0].handle(press(table_id, doc, version, user))  # type: ignore[arg-type]
     out = await p.services[0].handle(press(table_id, doc, version, PEOPLE[2], yes=False))  # type: ignore[arg-type]
@@ -178,7 +179,7 @@ async def test_a_new_table_that_failed_to_open_opens_on_the_next_press(
     offer = TableDoc.model_validate_json(stored.document).rematch
     assert offer is not None and offer.closed and offer.next is not None
     assert await p.stores[0].load(offer.next) is None
-    monkeypatch.setattr(tables, "open_public_table", real)
+    monkeypatch.setattr(flow, "open_public_table", real)
     # One who declined gets "too late"; one who agreed opens it.
     late = await p.services[1].handle(press(table_id, doc, version, PEOPLE[2]))  # type: ignore[arg-type]
     assert [m.text for m in late] == ["It is too late to play again at this table."]
