@@ -328,7 +328,8 @@ class LocalRedisCluster:
 
     @property
     def url(self) -> str:
-        return self.nodes[0].url
+        """A live node's URL (the first node's while none was killed)."""
+        return next((node.url for node in self.nodes if node.running), self.nodes[0].url)
 
     @property
     def first_masters(self) -> list[RedisServer]:

@@ -6,8 +6,12 @@ table has a TTL, so even the ``volatile-*`` policies pick them), runs out of mem
 store's scripts, or is a cluster that the store does not know it is talking to.
 
 The checks read ``INFO`` (always allowed) and ``CONFIG GET`` when permitted (managed services often
-disable it; then the INFO fields are used alone). In cluster mode every master is checked. `evaluate` is
-pure (INFO/CONFIG dictionaries in, findings out) so the rules are tested without a server.
+disable it; then the INFO fields are used alone). In cluster mode every master is checked, and the
+cluster as a whole (`ClusterFacts`, issue 26): each master has a replica to take over its slots when it
+is lost (docs/OPERATIONS.md, "Redis Cluster"), every replica keeps an append-only file too (it becomes
+the master), the cluster says cluster_state:ok with no node failed, and ``cluster-require-full-coverage
+no``, so that a slot range lost for good stops only the tables in it. `evaluate` is pure (INFO/CONFIG
+dictionaries in, findings out) so the rules are tested without a server.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from bot.storage.keys import KeyLayout
 __all__ = [
     "MIN_VERSION",
     "SUPPORTED_VERSION",
+    "ClusterFacts",
     "DoctorReport",
     "Finding",
     "Level",
@@ -71,6 +76,19 @@ class NodeFacts:
     config: Mapping[str, str] | None
     table_bytes: float | None = None
     tables: int | None = None
+
+
+@dataclass(slots=True)
+class ClusterFacts:
+    """What a Redis Cluster told us about itself: CLUSTER INFO's state (per master asked), each master's
+    live replicas, the nodes marked failed, each master's cluster-require-full-coverage (None: CONFIG
+    refused), and each replica's own facts (its persistence matters once it is promoted)."""
+
+    states: Mapping[str, str]
+    replicas: Mapping[str, Sequence[str]]
+    failed: Sequence[str] = ()
+    full_coverage: Mapping[str, str | None] = field(default_factory=dict)
+    replica_facts: Sequence[NodeFacts] = ()
 
 
 @dataclass(slots=True)
@@ -300,6 +318,76 @@ def _layout_findings(prefix: str) -> Iterable[Finding]:
         yield Finding(Level.FAIL, "keys", "a table's keys hash to different slots: scripts would fail")
 
 
+def _persistence_of_replica(facts: NodeFacts) -> Iterable[Finding]:
+    info, config = facts.info, facts.config or {}
+    aof = config.get("appendonly", "yes" if _int(info, "aof_enabled") else "no")
+    if aof != "yes":
+        yield Finding(
+            Level.FAIL,
+            "persistence",
+            "replica with appendonly no: promoted after its master is lost, a restart of it loses the "
+            "tables it took over; set appendonly yes on every node",
+            facts.address,
+        )
+    else:
+        yield Finding(Level.OK, "persistence", "replica: appendonly yes", facts.address)
+
+
+def _cluster_findings(cluster: ClusterFacts) -> Iterable[Finding]:
+    bad = {node: state for node, state in cluster.states.items() if state != "ok"}
+    if bad:
+        where = ", ".join(f"{node} says {state}" for node, state in sorted(bad.items()))
+        yield Finding(
+            Level.FAIL,
+            "cluster",
+            f"cluster_state is not ok ({where}): the tables of uncovered slots refuse every move",
+        )
+    else:
+        yield Finding(Level.OK, "cluster", "cluster_state ok on every master")
+    if cluster.failed:
+        yield Finding(
+            Level.FAIL,
+            "cluster",
+            f"node(s) marked failed: {', '.join(sorted(cluster.failed))}: restart them (they rejoin as "
+            "replicas) or CLUSTER FORGET them",
+        )
+    lonely = sorted(master for master, replicas in cluster.replicas.items() if not replicas)
+    for master in lonely:
+        yield Finding(
+            Level.FAIL,
+            "replicas",
+            "this master has no replica: when it is lost its tables stop until it is back, and a lost "
+            "disk loses them; give every master a replica (deploy/compose.cluster.yaml)",
+            master,
+        )
+    if cluster.replicas and not lonely:
+        counts = sorted({len(r) for r in cluster.replicas.values()})
+        yield Finding(
+            Level.OK,
+            "replicas",
+            f"every master has {' or '.join(map(str, counts))} replica(s): a lost master's slots are taken "
+            "over by its replica",
+        )
+    for facts in cluster.replica_facts:
+        yield from _persistence_of_replica(facts)
+    full = {node: value for node, value in cluster.full_coverage.items() if value is not None}
+    covering = sorted(node for node, value in full.items() if value == "yes")
+    if covering:
+        yield Finding(
+            Level.WARN,
+            "coverage",
+            "cluster-require-full-coverage yes: while any slot range has no master (a master lost with "
+            "no replica), every node refuses every key and all tables stop; set it to no, so only the "
+            f"lost range's tables stop (on {', '.join(covering)})",
+        )
+    elif full:
+        yield Finding(
+            Level.OK,
+            "coverage",
+            "cluster-require-full-coverage no: a lost slot range stops only its own tables",
+        )
+
+
 def evaluate(
     nodes: Sequence[NodeFacts],
     *,
@@ -308,6 +396,7 @@ def evaluate(
     prefix: str = "thousand",
     untagged_keys: Sequence[str] = (),
     immortal_keys: Sequence[str] = (),
+    cluster: ClusterFacts | None = None,
 ) -> list[Finding]:
     """The findings for a deployment: each node's, then cluster and key layout ones."""
     findings: list[Finding] = []
@@ -328,6 +417,8 @@ def evaluate(
         findings.append(
             Finding(Level.OK, "cluster", f"cluster mode with hash-tagged keys ({len(nodes)} masters)")
         )
+    if cluster_enabled and cluster is not None:
+        findings.extend(_cluster_findings(cluster))
     elif cluster_configured:
         findings.append(
             Finding(
@@ -378,7 +469,13 @@ def _info(client: redis.Redis) -> dict[str, Any]:
 def _config(client: redis.Redis) -> dict[str, str] | None:
     out: dict[str, str] = {}
     try:
-        for name in ("appendonly", "appendfsync", "maxmemory-policy", "save"):
+        for name in (
+            "appendonly",
+            "appendfsync",
+            "maxmemory-policy",
+            "save",
+            "cluster-require-full-coverage",
+        ):
             reply = _call(client, "CONFIG", "GET", name)
             pairs = dict(zip(reply[::2], reply[1::2], strict=True)) if isinstance(reply, list) else reply
             if name in pairs:
@@ -446,19 +543,77 @@ def _facts(client: redis.Redis, address: str, prefix: str) -> NodeFacts:
     return NodeFacts(address, info, _config(client), per_table, tables)
 
 
-def _masters(client: redis.Redis) -> list[tuple[str, int]]:
+@dataclass(frozen=True, slots=True)
+class _Node:
+    node_id: str
+    host: str
+    port: int
+    master: bool
+    failed: bool
+    master_id: str
+    serves: bool
+
+    @property
+    def address(self) -> str:
+        return f"{self.host}:{self.port}"
+
+
+def _topology(client: redis.Redis) -> list[_Node]:
+    """CLUSTER NODES: every node, its role, whether it is marked failed and whether it serves slots."""
     text = _call(client, "CLUSTER", "NODES")
-    masters: list[tuple[str, int]] = []
+    nodes: list[_Node] = []
     for line in str(text).splitlines():
         parts = line.split()
-        if len(parts) < 3 or "master" not in parts[2].split(","):
+        if len(parts) < 8:
             continue
-        if "fail" in parts[2] or "noaddr" in parts[2]:
-            continue
+        flags = parts[2].split(",")
         host, _, rest = parts[1].rpartition(":")
         port = rest.split("@", 1)[0]
-        masters.append((host, int(port)))
-    return masters
+        failed = "fail" in flags or "noaddr" in flags
+        serves = any(not item.startswith("[") for item in parts[8:])
+        nodes.append(_Node(parts[0], host, int(port), "master" in flags, failed, parts[3], serves))
+    return nodes
+
+
+def _masters(client: redis.Redis) -> list[tuple[str, int]]:
+    return [(n.host, n.port) for n in _topology(client) if n.master and not n.failed]
+
+
+def _cluster_facts(
+    topology: Sequence[_Node], masters: Mapping[str, redis.Redis], connect: Any, prefix: str
+) -> ClusterFacts:
+    """Cluster-wide facts: each master's CLUSTER INFO state and full-coverage setting, its live replicas
+    (and their persistence, read from each), the nodes marked failed."""
+    states: dict[str, str] = {}
+    coverage: dict[str, str | None] = {}
+    for address, client in masters.items():
+        info = str(_call(client, "CLUSTER", "INFO"))
+        state = next(
+            (
+                line.split(":", 1)[1].strip()
+                for line in info.splitlines()
+                if line.startswith("cluster_state:")
+            ),
+            "unknown",
+        )
+        states[address] = state
+        config = _config(client)
+        coverage[address] = None if config is None else config.get("cluster-require-full-coverage")
+    by_id = {n.node_id: n for n in topology}
+    replicas: dict[str, list[str]] = {
+        n.address: [] for n in topology if n.master and n.serves and not n.failed
+    }
+    replica_facts: list[NodeFacts] = []
+    for node in topology:
+        if node.master or node.failed:
+            continue
+        master = by_id.get(node.master_id)
+        if master is not None and master.address in replicas:
+            replicas[master.address].append(node.address)
+        client = connect(node.host, node.port)
+        replica_facts.append(NodeFacts(node.address, _info(client), _config(client)))
+    failed = [n.address for n in topology if n.failed]
+    return ClusterFacts(states, replicas, failed, coverage, replica_facts)
 
 
 def run_doctor(
@@ -496,15 +651,27 @@ def run_doctor(
         nodes: list[NodeFacts] = []
         untagged: list[str] = []
         immortal: list[str] = []
+        cluster_facts: ClusterFacts | None = None
         if enabled:
             connection = client.connection_pool.connection_kwargs
-            for host, port in _masters(client):
-                kwargs = {k: v for k, v in connection.items() if k in ("username", "password", "ssl")}
+            kwargs = {k: v for k, v in connection.items() if k in ("username", "password", "ssl")}
+
+            def connect(host: str, port: int) -> redis.Redis:
                 node = redis.Redis(host=host, port=port, **options, **kwargs)
                 clients.append(node)
-                nodes.append(_facts(node, f"{host}:{port}", prefix))
+                return node
+
+            topology = _topology(client)
+            masters: dict[str, redis.Redis] = {}
+            for entry in topology:
+                if not entry.master or entry.failed:
+                    continue
+                node = connect(entry.host, entry.port)
+                masters[entry.address] = node
+                nodes.append(_facts(node, entry.address, prefix))
                 untagged.extend(_untagged(node, prefix))
                 immortal.extend(_immortal(node, prefix))
+            cluster_facts = _cluster_facts(topology, masters, connect, prefix)
         else:
             nodes.append(_facts(client, shown, prefix))
             untagged = _untagged(client, prefix)
@@ -516,6 +683,7 @@ def run_doctor(
             prefix=prefix,
             untagged_keys=untagged,
             immortal_keys=immortal,
+            cluster=cluster_facts,
         )
         return report
     except (rx.RedisError, OSError) as exc:
