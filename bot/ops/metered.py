@@ -196,6 +196,13 @@ class MeteredStore(Store):
     async def tables_with_deadlines(self, limit: int) -> list[str]:
         return await self.inner.tables_with_deadlines(limit)
 
+    async def repair_deadlines(self, batch: int = 500) -> int:
+        try:
+            return await self.inner.repair_deadlines(batch)
+        except StorageUnavailable:
+            self._unavailable()
+            raise
+
     async def add_stats(self, scope_key: str, fields: Mapping[str, float]) -> None:
         await self.inner.add_stats(scope_key, fields)
 

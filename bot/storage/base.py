@@ -28,6 +28,7 @@ __all__ = [
     "SendBucket",
     "StorageError",
     "StorageUnavailable",
+    "StorageUncertain",
     "Store",
     "StoredTable",
     "VersionConflict",
@@ -77,6 +78,23 @@ class StorageUnavailable(StorageError):
     retries inside one `save` call are safe: the script recognises a replay of its own write.) The service
     answers "temporarily unavailable"; the store reconnects by itself on a later call.
     """
+
+
+class StorageUncertain(StorageUnavailable):
+    """A save the server applied but fewer replicas acknowledged than asked (`WAIT`, see
+    `RedisStore`'s `wait_replicas`): should the master fail now, a promoted replica may not have it.
+    So the change may stand or not: the player is told their move may have been taken and the table
+    shows which (the next load reads the truth). A `StorageUnavailable`, so callers that know no
+    better treat it as one (reload before deciding again)."""
+
+    def __init__(self, table_id: str, version: int, acknowledged: int, wanted: int) -> None:
+        super().__init__(
+            f"table {table_id!r} version {version}: {acknowledged} of {wanted} replica(s) acknowledged"
+        )
+        self.table_id = table_id
+        self.version = version
+        self.acknowledged = acknowledged
+        self.wanted = wanted
 
 
 class VersionConflict(StorageError):
@@ -211,9 +229,12 @@ class Store(abc.ABC):
 
     Round trips (Redis, common case): `load` 1, `save` 1 (standalone Redis: 1, or 2 when the table's
     new expiry passes its users' index horizon, about once per `Retention.user_index_seconds / 2` of a
-    long game; cluster mode: 1 when no user index or deadline changes and the chat key tags the same
-    slot as the table id, else 2),
-    `claim_due` 1, `acquire_sends` 1, `delete` 1 (cluster: up to 3), `tables_for_user` 2, the rest 1.
+    long game; cluster mode: 1 when no user index changes, the chat key tags the same slot as the table
+    id and the deadline is not earlier than the one the index holds for the table, else 2; with
+    `wait_replicas` the WAIT rides in the save's own request, so no more), `claim_due` 1 when nothing
+    is due (2 when something is, 3 on a cluster), `set_deadline` 1 (cluster: 2 when the new deadline
+    is earlier than the indexed one), `acquire_sends` 1, `delete` 1 (cluster: up to 3),
+    `tables_for_user` 2, the rest 1.
     """
 
     # --- tables -------------------------------------------------------------------------------------
@@ -326,7 +347,8 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     async def set_deadline(self, table_id: str, when: float, token: str) -> None:
-        """Set (replace) the table's single turn deadline."""
+        """Set (replace) the table's single turn deadline. A deadline belongs to a live table: none is
+        set for a table that does not exist, and it goes with the table (deleted or expired)."""
 
     @abc.abstractmethod
     async def clear_deadline(self, table_id: str, token: str | None = None) -> bool:
@@ -336,7 +358,8 @@ class Store(abc.ABC):
     async def claim_due(
         self, limit: int, now: float | None = None, *, lease_seconds: float | None = None
     ) -> list[tuple[str, str]]:
-        """Claim up to `limit` deadlines due at `now`, earliest first, as (table_id, token) pairs.
+        """Claim up to `limit` deadlines due at `now`, earliest first, as (table_id, token) pairs. The
+        deadline of a table that no longer exists is dropped, not returned.
 
         Atomic: with any number of processes polling, each due deadline goes to exactly one caller.
         Without a lease the deadline is removed. With `lease_seconds`, it is postponed to now + lease
@@ -346,7 +369,16 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     async def next_deadline(self) -> float | None:
-        """When the earliest deadline falls due (lets a poller sleep until then)."""
+        """When the earliest deadline falls due (lets a poller sleep until then). It may be earlier than
+        any deadline (Redis indexes lower bounds: a deadline dropped by a save leaves its entry until a
+        claim drops it), never later."""
+
+    async def repair_deadlines(self, batch: int = 500) -> int:
+        """Make sure every live table's deadline can be claimed: index again any that its index lost (a
+        lost node, an interrupted write, an older version's index). Returns how many were repaired.
+        Cheap to call when nothing is wrong, but it reads every table: every few minutes, not per tick.
+        A store whose deadlines cannot go missing (memory) has nothing to do."""
+        return 0
 
     @abc.abstractmethod
     async def tables_with_deadlines(self, limit: int) -> list[str]:

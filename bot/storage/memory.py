@@ -293,9 +293,16 @@ class MemoryStore(Store):
 
     # --- deadlines ----------------------------------------------------------------------------------
 
+    def _live_deadlines(self) -> dict[str, Deadline]:
+        """The deadlines of live tables (a deadline goes with its table, as in the Redis table hash)."""
+        for table_id in [t for t in self._deadlines if self._live(t) is None]:
+            del self._deadlines[table_id]
+        return self._deadlines
+
     async def set_deadline(self, table_id: str, when: float, token: str) -> None:
         check_id("table id", table_id)
-        self._deadlines[table_id] = Deadline(when, token)
+        if self._live(table_id) is not None:
+            self._deadlines[table_id] = Deadline(when, token)
 
     async def clear_deadline(self, table_id: str, token: str | None = None) -> bool:
         current = self._deadlines.get(table_id)
@@ -308,7 +315,7 @@ class MemoryStore(Store):
         self, limit: int, now: float | None = None, *, lease_seconds: float | None = None
     ) -> list[tuple[str, str]]:
         at = self._now(now)
-        due = sorted((d.when, table_id) for table_id, d in self._deadlines.items() if d.when <= at)
+        due = sorted((d.when, table_id) for table_id, d in self._live_deadlines().items() if d.when <= at)
         claimed: list[tuple[str, str]] = []
         for _, table_id in due[: max(limit, 0)]:
             token = self._deadlines[table_id].token
@@ -320,10 +327,10 @@ class MemoryStore(Store):
         return claimed
 
     async def next_deadline(self) -> float | None:
-        return min((d.when for d in self._deadlines.values()), default=None)
+        return min((d.when for d in self._live_deadlines().values()), default=None)
 
     async def tables_with_deadlines(self, limit: int) -> list[str]:
-        ordered = sorted((d.when, table_id) for table_id, d in self._deadlines.items())
+        ordered = sorted((d.when, table_id) for table_id, d in self._live_deadlines().items())
         return [table_id for _, table_id in ordered[: max(limit, 0)]]
 
     # --- statistics and ratings ---------------------------------------------------------------------

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import time
 import uuid
 from collections.abc import AsyncIterator, Collection, Iterator, Mapping, Sequence
@@ -49,6 +50,7 @@ from bot.storage.base import (
     Retention,
     SendBucket,
     StorageUnavailable,
+    StorageUncertain,
     Store,
     StoredTable,
     VersionConflict,
@@ -56,9 +58,11 @@ from bot.storage.base import (
     check_id,
 )
 from bot.storage.counting import RoundTripCounter, counting_connection_class
-from bot.storage.keys import KeyLayout
+from bot.storage.keys import DEFAULT_DEADLINE_SHARDS, KeyLayout
 
 __all__ = ["RedisStore"]
+
+log = logging.getLogger("thousand.storage")
 
 _UNAVAILABLE: Final = (
     rx.ConnectionError,  # includes BusyLoadingError (LOADING after a restart with persistence)
@@ -79,21 +83,25 @@ class _Script:
     sha: str
 
     @classmethod
-    def named(cls, name: str) -> _Script:
-        source = resources.files("bot.storage").joinpath("lua", f"{name}.lua").read_text("utf-8")
+    def named(cls, name: str, *, index: bool = False) -> _Script:
+        """The script `lua/<name>.lua`; with `index`, after the shared index functions (`lua/_index.lua`)."""
+        lua = resources.files("bot.storage").joinpath("lua")
+        source = lua.joinpath(f"{name}.lua").read_text("utf-8")
+        if index:
+            source = lua.joinpath("_index.lua").read_text("utf-8") + source
         return cls(name, source, hashlib.sha1(source.encode()).hexdigest())
 
 
-_SAVE = _Script.named("save")
-_DELETE = _Script.named("delete")
-_DEADLINE = _Script.named("deadline")
-_CLAIM = _Script.named("claim")
+_SAVE = _Script.named("save", index=True)
+_DELETE = _Script.named("delete", index=True)
+_DEADLINE = _Script.named("deadline", index=True)
+_INDEX = _Script.named("index", index=True)
 _SENDS = _Script.named("sends")
 _HOLD = _Script.named("hold")
 _STATS = _Script.named("stats")
 _SET_REF = _Script.named("set_ref")
 _CHAT_UNLINK = _Script.named("chat_unlink")
-_MOVE = _Script.named("move")
+_MOVE = _Script.named("move", index=True)
 _EXTEND = _Script.named("extend")
 _RATING = _Script.named("rating")
 _HIT = _Script.named("hit")
@@ -104,6 +112,18 @@ _TAKE = _Script.named("take")
 def _num(value: float) -> str:
     """A float as Redis reads it back exactly (shortest round-trip repr)."""
     return repr(float(value))
+
+
+def _pairs(reply: Sequence[Any]) -> list[tuple[str, float]]:
+    """A WITHSCORES reply as (member, score) pairs (redis-py pairs it up or not, by protocol)."""
+    if reply and isinstance(reply[0], list | tuple):
+        return [(m, float(v)) for m, v in reply]
+    return [(reply[i], float(reply[i + 1])) for i in range(0, len(reply), 2)]
+
+
+def _glob_escape(text: str) -> str:
+    """`text` matched literally by a Redis glob pattern (SCAN MATCH)."""
+    return "".join("\\" + c if c in "*?[]\\" else c for c in text)
 
 
 def _ms(seconds: float) -> int:
@@ -142,14 +162,25 @@ class RedisStore(Store):
         counter: RoundTripCounter | None = None,
         max_in_flight: int = 64,
         retention: Retention = DEFAULT_RETENTION,
+        deadline_shards: int = DEFAULT_DEADLINE_SHARDS,
+        wait_replicas: int = 0,
+        wait_timeout_ms: int = 500,
     ) -> None:
         """`client` must decode responses (`decode_responses=True`). `cluster_safe`: keep every script call
         within one hash slot (required with a `RedisCluster` client; works on a standalone server too).
         `counter` is the one the client's connections increment (see `from_url`); without it `round_trips`
         stays 0. `max_in_flight` bounds concurrent requests through a cluster client. `retention`: how
-        long user indexes, statistics and rating boards live (see `Retention`)."""
+        long user indexes, statistics and rating boards live (see `Retention`). `deadline_shards`: shards
+        of the due index (every process of a deployment must use the same number; changing it needs a
+        repair sweep, `repair_deadlines`, to index the tables again). `wait_replicas`: after each save,
+        wait for this many replicas to acknowledge it (at most `wait_timeout_ms`), else raise
+        `StorageUncertain` (0: do not wait)."""
+        if wait_replicas < 0 or wait_timeout_ms < 0:
+            raise ValueError("wait_replicas and wait_timeout_ms cannot be negative")
         self._r = client
-        self.keys = KeyLayout(prefix)
+        self.keys = KeyLayout(prefix, deadline_shards)
+        self._wait_replicas = wait_replicas
+        self._wait_timeout_ms = wait_timeout_ms
         self._cluster = cluster_safe
         self._stream_maxlen = stream_maxlen
         self._retention = retention
@@ -179,6 +210,9 @@ class RedisStore(Store):
         max_connections: int = 64,
         pool_timeout: float = 5.0,
         retention: Retention = DEFAULT_RETENTION,
+        deadline_shards: int = DEFAULT_DEADLINE_SHARDS,
+        wait_replicas: int = 0,
+        wait_timeout_ms: int = 500,
     ) -> RedisStore:
         """A store on `url`; `cluster=True` for a Redis Cluster (then `cluster_safe` defaults to True).
 
@@ -220,6 +254,9 @@ class RedisStore(Store):
             counter=counter,
             max_in_flight=max_connections,
             retention=retention,
+            deadline_shards=deadline_shards,
+            wait_replicas=wait_replicas,
+            wait_timeout_ms=wait_timeout_ms,
         )
 
     @property
@@ -264,6 +301,29 @@ class RedisStore(Store):
                 pipe.execute_command(*command)
             result: list[Any] = await pipe.execute()
             return result
+
+    async def _scripts(self, calls: Sequence[tuple[_Script, Sequence[str], Sequence[Any]]]) -> list[Any]:
+        """Script calls in one pipeline (fanned out per node on a cluster). Those the server answered
+        NOSCRIPT (not run: it forgot its script cache) are sent again with their source."""
+        if not calls:
+            return []
+        async with self._session():
+            pipe = self._r.pipeline(transaction=False)
+            for script, keys, args in calls:
+                pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
+            results: list[Any] = await pipe.execute(raise_on_error=False)
+            again = [i for i, result in enumerate(results) if isinstance(result, rx.NoScriptError)]
+            if again:
+                pipe = self._r.pipeline(transaction=False)
+                for i in again:
+                    script, keys, args = calls[i]
+                    pipe.execute_command("EVAL", script.source, len(keys), *keys, *args)
+                for i, result in zip(again, await pipe.execute(raise_on_error=False), strict=True):
+                    results[i] = result
+            for result in results:
+                if isinstance(result, Exception):
+                    raise result
+            return results
 
     async def ping(self) -> None:
         await self._call("PING")
@@ -319,10 +379,9 @@ class RedisStore(Store):
         keys = [table_key, k.stream(table_id)]
         if chat_inline and chat_key is not None:
             keys.append(k.chat(chat_key))
-        mode = ""
-        if rest_inline and (deadline is not None or drop_deadline):
-            mode = "set" if deadline is not None else "drop"
-            keys += [k.deadlines(), k.deadline_tokens()]
+        mode = "set" if deadline is not None else "drop" if drop_deadline else ""
+        if rest_inline and deadline is not None:
+            keys += list(k.due_of(table_id))
         added, removed = list(users_added), list(users_removed)
         if rest_inline:
             keys += [k.user(u) for u in added] + [k.user(u) for u in removed]
@@ -346,28 +405,67 @@ class RedisStore(Store):
             *added,
             *removed,
         ]
-        ok, version, *kept = await self._script(_SAVE, keys, args)
+        reply, acked = await self._save_script(table_key, keys, args)
+        ok, version, *kept = reply
         if not int(ok):
             raise VersionConflict(table_id, expected_version, int(version))
         follow_up: list[list[Any]] = []
-        if len(kept) > 1:
+        horizon, put_score, put_gen, users = kept[0], kept[1], kept[2], kept[3:]
+        if put_score != "":
+            # Cluster: the deadline is earlier than the table's index entry is known to be (or no entry
+            # is known): put it into the table's shard, in another slot.
+            due, gen = k.due_of(table_id)
+            follow_up.append(["EVAL", _INDEX.source, 2, due, gen, "put", table_id, put_score, put_gen])
+        if users:
             # Users whose index must outlive the table (they joined, or the table outlived their
             # horizon): listed again and kept until the horizon, each in its own slot.
-            horizon, users = kept[0], kept[1:]
             follow_up += [["EVAL", _EXTEND.source, 1, k.user(u), table_id, horizon] for u in users]
         if chat_key is not None and not chat_inline:
             follow_up.append(["SET", k.chat(chat_key), table_id, "PX", ttl])
         if not rest_inline:
-            if deadline is not None:
-                follow_up.append(["HSET", k.deadline_tokens(), table_id, deadline.token])
-                follow_up.append(["ZADD", k.deadlines(), _num(deadline.when), table_id])
-            elif drop_deadline:
-                follow_up.append(["ZREM", k.deadlines(), table_id])
-                follow_up.append(["HDEL", k.deadline_tokens(), table_id])
             follow_up += [["SREM", k.user(u), table_id] for u in users_removed]
         if follow_up:
             await self._pipeline(follow_up)
+        if acked is not None and acked < self._wait_replicas:
+            raise StorageUncertain(table_id, int(version), acked, self._wait_replicas)
         return int(version)
+
+    async def _save_script(
+        self, table_key: str, keys: Sequence[str], args: Sequence[Any]
+    ) -> tuple[Any, int | None]:
+        """The save script's reply, and with `wait_replicas` how many replicas acknowledged it.
+
+        WAIT counts the writes of its own connection only, so it goes in one pipeline with the script:
+        on one connection to a standalone server, and on a cluster to the node of the table's slot
+        (the cluster pipeline sends each node's commands on one connection, in order). A save the
+        cluster redirected elsewhere meanwhile (MOVED during a failover) counts as unacknowledged."""
+        if self._wait_replicas <= 0:
+            return await self._script(_SAVE, keys, args), None
+        async with self._session():
+            for command, body in (("EVALSHA", _SAVE.sha), ("EVAL", _SAVE.source)):
+                pipe = self._r.pipeline(transaction=False)
+                pipe.execute_command(command, body, len(keys), *keys, *args)
+                node = None
+                if isinstance(self._r, RedisCluster):
+                    node = self._r.get_node_from_key(table_key)
+                    pipe.execute_command(
+                        "WAIT", self._wait_replicas, self._wait_timeout_ms, target_nodes=node
+                    )
+                else:
+                    pipe.execute_command("WAIT", self._wait_replicas, self._wait_timeout_ms)
+                reply, acked = await pipe.execute(raise_on_error=False)
+                if isinstance(reply, rx.NoScriptError):
+                    continue  # not run: send the source (the WAIT beside it counted nothing)
+                if isinstance(reply, Exception):
+                    raise reply
+                if isinstance(acked, Exception):
+                    return reply, 0
+                if isinstance(self._r, RedisCluster) and node is not None:
+                    now_at = self._r.get_node_from_key(table_key)
+                    if now_at is None or now_at.name != node.name:
+                        return reply, 0
+                return reply, int(acked)
+        raise AssertionError("unreachable: EVAL does not answer NOSCRIPT")
 
     async def delete(
         self,
@@ -386,7 +484,7 @@ class RedisStore(Store):
         if chat_inline and chat_key is not None:
             keys.append(k.chat(chat_key))
         if rest_inline:
-            keys += [k.deadlines(), k.deadline_tokens()]
+            keys += list(k.due_of(table_id))
         users = list(user_keys) if rest_inline else []
         keys += [k.user(u) for u in users]
         args = [
@@ -396,12 +494,14 @@ class RedisStore(Store):
             "1" if rest_inline else "0",
             len(users),
         ]
-        ok, result = await self._script(_DELETE, keys, args)
+        ok, result, *dropped = await self._script(_DELETE, keys, args)
         if not int(ok):
             raise VersionConflict(table_id, expected_version or 0, int(result))
         if not rest_inline:
-            await self.clear_deadline(table_id)
             follow_up: list[list[Any]] = [["SREM", k.user(u), table_id] for u in user_keys]
+            if dropped and dropped[0] != "":
+                due, gen = k.due_of(table_id)
+                follow_up.append(["EVAL", _INDEX.source, 2, due, gen, "drop", table_id, dropped[0]])
             if follow_up:
                 await self._pipeline(follow_up)
         if chat_key is not None and not chat_inline:
@@ -426,8 +526,9 @@ class RedisStore(Store):
         deadline, (4) swap the user sets' entries. Between (1) and (2) both ids hold the table (a command
         for the new chat may already act on it; one for the old chat then makes (2) fail and the move is
         undone and retried by the caller). A process dying after (2) but before (3)/(4) leaves the deadline
-        or user index naming the old id: the deadline then fires for a missing table and is dropped, and
-        `tables_for_user` filters the dead id out; a dying after (1) leaves a copy that the next move finds
+        or user index naming the old id: the old id's entry fires for a missing table and is dropped,
+        the new id's missing entry is put back by the repair sweep, and `tables_for_user` filters the
+        dead id out; a dying after (1) leaves a copy that the next move finds
         (conflict on `new_id`) for an operator to remove."""
         check_id("table id", old_id)
         check_id("table id", new_id)
@@ -462,15 +563,16 @@ class RedisStore(Store):
             len(user_keys),
             *user_keys,
         ]
-        deadline_keys = [k.deadlines(), k.deadline_tokens()]
         if not self._cluster:
-            keys = [*old_keys, old_chat, k.moved(old_id), *new_keys, new_chat, *deadline_keys]
+            keys = [*old_keys, old_chat, k.moved(old_id), *new_keys, new_chat]
+            keys += [*k.due_of(old_id), *k.due_of(new_id)]
             keys += [k.user(u) for u in user_keys]
             self._moved_or_raise(
                 old_id, new_id, expected_version, await self._script(_MOVE, keys, ["all", *args])
             )
         else:
-            stored = await self._call("HGET", old_keys[0], "v")
+            stored, dw, dt, dg = await self._call("HMGET", old_keys[0], "v", "dw", "dt", "dg")
+            args += [dw or "", dt or "", dg or ""]
             if stored is None or int(stored) != expected_version:
                 # Reported before the copy, as the standalone script does (a second mover learns of the
                 # first from the old id, not from the copy it would meet).
@@ -483,8 +585,13 @@ class RedisStore(Store):
             if not int(out[0]):
                 await self._script(_MOVE, in_keys, ["undo", *args])
                 self._moved_or_raise(old_id, new_id, expected_version, out)
-            await self._script(_MOVE, deadline_keys, ["rest", *args])
             follow_up: list[list[Any]] = []
+            if dg:
+                old_due, old_gen = k.due_of(old_id)
+                follow_up.append(["EVAL", _INDEX.source, 2, old_due, old_gen, "drop", old_id, dg])
+            if dw:
+                new_due, new_gen = k.due_of(new_id)
+                follow_up.append(["EVAL", _INDEX.source, 2, new_due, new_gen, "put", new_id, dw, dg or "0"])
             ttl = _ms(ttl_seconds)
             for user in user_keys:
                 follow_up += [
@@ -541,39 +648,188 @@ class RedisStore(Store):
 
     # --- deadlines ----------------------------------------------------------------------------------
 
+    def _table_deadline_keys(self, table_id: str) -> list[str]:
+        """Keys of deadline.lua for a table: its hash, and on standalone Redis its index shard too."""
+        keys = [self.keys.table(table_id)]
+        if not self._cluster:
+            keys += list(self.keys.due_of(table_id))
+        return keys
+
+    def _index_call(self, table_id: str, op: str, *args: Any) -> tuple[_Script, list[str], list[Any]]:
+        return _INDEX, list(self.keys.due_of(table_id)), [op, table_id, *args]
+
     async def set_deadline(self, table_id: str, when: float, token: str) -> None:
         check_id("table id", table_id)
-        keys = [self.keys.deadlines(), self.keys.deadline_tokens()]
-        await self._script(_DEADLINE, keys, ["set", table_id, _num(when), token])
+        _, score, gen = await self._script(
+            _DEADLINE, self._table_deadline_keys(table_id), ["set", table_id, _num(when), token]
+        )
+        if score != "":
+            await self._scripts([self._index_call(table_id, "put", score, gen)])
 
     async def clear_deadline(self, table_id: str, token: str | None = None) -> bool:
         check_id("table id", table_id)
-        keys = [self.keys.deadlines(), self.keys.deadline_tokens()]
-        removed = await self._script(_DEADLINE, keys, ["clear", table_id, "", token or ""])
+        removed, gen = await self._script(
+            _DEADLINE, self._table_deadline_keys(table_id), ["clear", table_id, token or ""]
+        )
+        if gen != "":
+            await self._scripts([self._index_call(table_id, "drop", gen)])
         return bool(int(removed))
 
     async def claim_due(
         self, limit: int, now: float | None = None, *, lease_seconds: float | None = None
     ) -> list[tuple[str, str]]:
+        """(1) Each shard (one pipeline, fanned out per node) takes its entries due at `now`, postponing
+        them by the lease; (2) each taken table's hash says what its entry meant (one pipeline): gone or
+        no deadline (the entry is dropped), not due yet (the entry goes back to the true time: it was a
+        lower bound), or due (returned; the lease stays until the service saves the table's next
+        deadline, which indexes itself over it); entries past `limit` are given back in the same
+        pipeline; (3) on a cluster, the index writes of (2) follow, in the shards' slots. Nothing due:
+        one round trip."""
         if limit <= 0:
             return []
-        keys = [self.keys.deadlines(), self.keys.deadline_tokens()]
-        args = ["" if now is None else _num(now), limit, "" if lease_seconds is None else _num(lease_seconds)]
-        flat = await self._script(_CLAIM, keys, args)
-        return [(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
+        k = self.keys
+        at = "" if now is None else _num(now)
+        lease = "" if lease_seconds is None else _num(lease_seconds)
+        shards = range(k.deadline_shards)
+        replies = await self._scripts(
+            [(_INDEX, [k.due(i), k.due_gen(i)], ["claim", at, lease, limit]) for i in shards]
+        )
+        taken: list[tuple[float, str, str, str]] = []
+        for flat in replies:
+            for j in range(1, len(flat), 3):
+                taken.append((float(flat[j + 1]), flat[j], flat[j + 2] or "0", flat[0]))
+        if not taken:
+            return []
+        taken.sort()
+        kept, extra = taken[:limit], taken[limit:]
+        calls = [
+            (_DEADLINE, self._table_deadline_keys(table_id), ["check", table_id, at or shard_now, gen])
+            for _, table_id, gen, shard_now in kept
+        ]
+        calls += [self._index_call(table_id, "put", _num(score), gen) for score, table_id, gen, _ in extra]
+        checked = await self._scripts(calls)
+        due: list[tuple[float, str, str]] = []
+        follow_up: list[tuple[_Script, list[str], list[Any]]] = []
+        for (_, table_id, _, _), reply in zip(kept, checked, strict=False):
+            state = reply[0]
+            if state == "due":
+                due.append((float(reply[1]), table_id, reply[2]))
+            elif state == "later" and reply[1] != "":
+                follow_up.append(self._index_call(table_id, "put", reply[1], reply[2]))
+            elif state in ("gone", "none") and reply[1] != "":
+                follow_up.append(self._index_call(table_id, "drop", reply[1]))
+        if follow_up:
+            await self._scripts(follow_up)
+        due.sort()
+        return [(table_id, token) for _, table_id, token in due]
+
+    async def _shard_heads(self, count: int) -> list[list[tuple[str, float]]]:
+        """The first `count` entries of every shard (-1: all), lowest score first."""
+        k = self.keys
+        replies = await self._pipeline(
+            [
+                ["ZRANGE", k.due(i), 0, count - 1 if count > 0 else -1, "WITHSCORES"]
+                for i in range(k.deadline_shards)
+            ]
+        )
+        return [_pairs(flat) for flat in replies]
 
     async def next_deadline(self) -> float | None:
-        first = await self._call("ZRANGE", self.keys.deadlines(), 0, 0, "WITHSCORES")
-        if not first:
-            return None
-        # redis-py may or may not pair the reply up depending on protocol; accept both shapes.
-        score = first[0][1] if isinstance(first[0], list | tuple) else first[1]
-        return float(score)
+        """The lowest score of any shard: a lower bound of the earliest deadline (a stale entry only
+        wakes the poller early; its claim drops the entry or puts it back at the true time)."""
+        heads = [entries[0][1] for entries in await self._shard_heads(1) if entries]
+        return min(heads, default=None)
 
     async def tables_with_deadlines(self, limit: int) -> list[str]:
+        """Every entry of every shard, checked against its table's hash (an entry may be a stale lower
+        bound): for a process that starts, once."""
         if limit <= 0:
             return []
-        return list(await self._call("ZRANGE", self.keys.deadlines(), 0, limit - 1))
+        ids = sorted({table_id for entries in await self._shard_heads(-1) for table_id, _ in entries})
+        found: list[tuple[float, str]] = []
+        for start in range(0, len(ids), 500):
+            page = ids[start : start + 500]
+            whens = await self._pipeline([["HGET", self.keys.table(t), "dw"] for t in page])
+            found += [(float(w), t) for t, w in zip(page, whens, strict=True) if w is not None]
+        found.sort()
+        return [table_id for _, table_id in found[:limit]]
+
+    async def repair_deadlines(self, batch: int = 500) -> int:
+        """The sweep that keeps every live table's deadline in the index: tables whose entry is missing
+        (a shard lost with its node, a process that died between a cluster save and its index write)
+        or above the deadline (while not leased by a claimer) are indexed again at their deadline, and
+        entries of the legacy global index (written by a version before issue 26) are moved into the
+        tables' hashes. Scans every master (SCAN, `batch` keys a step); returns how many it repaired."""
+        repaired = await self._migrate_legacy(batch)
+        k = self.keys
+        pattern = _glob_escape(f"{k.prefix}:{{") + "*}:table"
+        head = f"{k.prefix}:{{"
+        nodes: list[Any] = self._r.get_primaries() if isinstance(self._r, RedisCluster) else [None]
+        for node in nodes:
+            cursor: Any = 0
+            while True:
+                options: dict[str, Any] = {} if node is None else {"target_nodes": node}
+                async with self._session():
+                    cursor, names = await self._r.execute_command(
+                        "SCAN", cursor, "MATCH", pattern, "COUNT", batch, **options
+                    )
+                ids = [
+                    n[len(head) : -len("}:table")]
+                    for n in names
+                    if n.startswith(head) and n.endswith("}:table")
+                ]
+                ids = [t for t in ids if t and "\n" not in t]
+                if ids:
+                    repaired += await self._repair(ids)
+                if int(cursor) == 0:
+                    break
+        return repaired
+
+    async def _repair(self, ids: Sequence[str]) -> int:
+        reads: list[list[Any]] = []
+        for table_id in ids:
+            reads.append(["HMGET", self.keys.table(table_id), "dw", "di"])
+            reads.append(["ZSCORE", self.keys.due_of(table_id)[0], table_id])
+        replies = await self._pipeline(reads)
+        broken = []
+        for i, table_id in enumerate(ids):
+            (dw, di), score = replies[2 * i], replies[2 * i + 1]
+            if dw is None:
+                continue
+            # A leased entry (di forgotten by its claim) is above dw on purpose: the lease brings it back.
+            if score is None or (di is not None and float(score) > float(dw)):
+                broken.append(table_id)
+        if not broken:
+            return 0
+        calls = [(_DEADLINE, self._table_deadline_keys(t), ["reindex", t]) for t in broken]
+        done = await self._scripts(calls)
+        puts = [
+            self._index_call(t, "put", r[0], r[1]) for t, r in zip(broken, done, strict=True) if r[0] != ""
+        ]
+        if self._cluster and puts:
+            await self._scripts(puts)
+        log.warning("deadline index repaired for %d table(s): %s", len(puts), ", ".join(broken[:10]))
+        return len(puts)
+
+    async def _migrate_legacy(self, batch: int) -> int:
+        """Entries of the old global index: set on their table (when it lives and has no deadline of
+        its own yet) and removed, each only if unchanged meanwhile (an old process still running during
+        a rolling upgrade may write it). The keys go when their last entry does."""
+        k = self.keys
+        legacy, tokens = k.legacy_deadlines(), k.legacy_deadline_tokens()
+        moved = 0
+        while True:
+            entries = _pairs(await self._call("ZRANGE", legacy, 0, batch - 1, "WITHSCORES"))
+            if not entries:
+                return moved
+            ids = [t for t, _ in entries]
+            toks = await self._call("HMGET", tokens, *ids)
+            current = await self._pipeline([["HMGET", k.table(t), "v", "dw"] for t in ids])
+            for (table_id, when), token, (version, dw) in zip(entries, toks, current, strict=True):
+                if version is not None and dw is None:
+                    await self.set_deadline(table_id, when, token or "")
+                    moved += 1
+            await self._scripts([(_INDEX, [legacy, tokens], ["take", t, _num(w)]) for t, w in entries])
 
     # --- statistics and ratings ---------------------------------------------------------------------
 

@@ -346,8 +346,29 @@ async def test_delete_is_compare_and_delete_when_asked(backend: Backend) -> None
 # --- deadlines ------------------------------------------------------------------------------------------
 
 
+async def open_tables(store: Store, *table_ids: str) -> None:
+    """Tables to hang deadlines on: a deadline belongs to a live table."""
+    await asyncio.gather(*(store.save(t, 0, "doc", ttl_seconds=TTL) for t in table_ids))
+
+
+async def test_a_deadline_needs_a_live_table_and_goes_with_it(backend: Backend) -> None:
+    store = backend.store
+    await store.set_deadline("tg:-1", 10.0, "nobody")
+    assert await store.claim_due(10, now=100.0) == []
+    assert await store.tables_with_deadlines(10) == []
+    await store.save("tg:-2", 0, "a", ttl_seconds=backend.t(0.3), deadline=Deadline(10.0, "t"))
+    await store.save("tg:-3", 0, "a", ttl_seconds=TTL)
+    await store.set_deadline("tg:-3", 20.0, "u")
+    await store.delete("tg:-3")
+    await backend.advance(0.5)  # tg:-2 expired
+    assert await store.tables_with_deadlines(10) == []
+    assert await store.claim_due(10, now=100.0) == []
+    assert await store.next_deadline() is None
+
+
 async def test_deadlines_are_claimed_in_order_once(backend: Backend) -> None:
     store = backend.store
+    await open_tables(store, "tg:-1", "tg:-2", "tg:-3")
     await store.set_deadline("tg:-3", 30.0, "turn-3")
     await store.set_deadline("tg:-1", 10.0, "turn-1")
     await store.set_deadline("tg:-2", 20.0, "turn-2")
@@ -365,6 +386,7 @@ async def test_deadlines_are_claimed_in_order_once(backend: Backend) -> None:
 async def test_the_tables_with_deadlines_are_listed_earliest_first(backend: Backend) -> None:
     store = backend.store
     assert await store.tables_with_deadlines(10) == []
+    await open_tables(store, "tg:-1", "dc:7", "tg:-3")
     await store.set_deadline("tg:-3", 30.0, "turn-3")
     await store.set_deadline("tg:-1", 10.0, "turn-1")
     await store.set_deadline("dc:7", 20.0, "turn-7")
@@ -377,6 +399,7 @@ async def test_the_tables_with_deadlines_are_listed_earliest_first(backend: Back
 
 async def test_setting_a_deadline_replaces_the_tables_previous_one(backend: Backend) -> None:
     store = backend.store
+    await open_tables(store, "tg:-1")
     await store.set_deadline("tg:-1", 10.0, "old")
     await store.set_deadline("tg:-1", 50.0, "new")
     assert await store.claim_due(10, now=20.0) == []
@@ -385,6 +408,7 @@ async def test_setting_a_deadline_replaces_the_tables_previous_one(backend: Back
 
 async def test_clear_deadline_only_with_a_matching_token(backend: Backend) -> None:
     store = backend.store
+    await open_tables(store, "tg:-1")
     await store.set_deadline("tg:-1", 10.0, "turn-7")
     assert not await store.clear_deadline("tg:-1", "turn-6")
     assert await store.next_deadline() == 10.0
@@ -410,6 +434,7 @@ async def test_save_sets_and_drops_the_deadline_with_the_document(backend: Backe
 
 async def test_a_leased_claim_fires_again_unless_replaced(backend: Backend) -> None:
     store = backend.store
+    await open_tables(store, "tg:-1", "tg:-2")
     await store.set_deadline("tg:-1", 10.0, "turn-1")
     await store.set_deadline("tg:-2", 10.0, "turn-1")
     assert await store.claim_due(10, now=10.0, lease_seconds=30.0) == [
@@ -425,6 +450,7 @@ async def test_each_due_deadline_goes_to_exactly_one_of_two_claimers(backend: Ba
     first, second = backend.store, backend.another()
     await asyncio.gather(first.ping(), second.ping())  # both connected before the race starts
     count = 300
+    await open_tables(first, "tg:-later", *(f"tg:-{i}" for i in range(count)))
     await asyncio.gather(*(first.set_deadline(f"tg:-{i}", 1000.0 + i, f"tok{i}") for i in range(count)))
     await first.set_deadline("tg:-later", 5000.0, "later")
     claims: dict[str, list[tuple[str, str]]] = {"first": [], "second": []}
@@ -580,6 +606,7 @@ async def test_server_clock_is_used_when_now_is_omitted(backend: Backend) -> Non
     assert await store.acquire_send("chat:1", 1, 30.0) == 0.0
     wait = await store.acquire_send("chat:1", 1, 30.0)
     assert 29.0 < wait <= 30.0
+    await open_tables(store, "tg:-1")
     await store.set_deadline("tg:-1", 0.0, "long ago")
     assert await store.claim_due(10) == [("tg:-1", "long ago")]
 

@@ -71,7 +71,7 @@ async def test_each_operation_is_one_round_trip(store: RedisStore) -> None:
     assert await counted(store, lambda: store.delete("tg:-100", chat_key="tg:-100", user_keys=["tg:1"])) == 1
 
 
-async def test_cluster_safe_save_is_one_round_trip_unless_global_keys_change(
+async def test_cluster_safe_save_is_one_round_trip_unless_the_deadline_comes_earlier(
     redis_url: str, redis_prefix: str
 ) -> None:
     store = RedisStore.from_url(redis_url, prefix=redis_prefix, cluster_safe=True)
@@ -81,10 +81,14 @@ async def test_cluster_safe_save_is_one_round_trip_unless_global_keys_change(
         common = await counted(
             store, lambda: store.save("tg:-100", 2, "c", ttl_seconds=TTL, event="e", chat_key="tg:-100")
         )
-        with_deadline = await counted(
+        later = await counted(
             store, lambda: store.save("tg:-100", 3, "d", ttl_seconds=TTL, deadline=Deadline(2.0, "u"))
         )
-        assert (common, with_deadline) == (1, 2)
+        # Earlier than the index entry (at 1.0): the table's shard is written too, in its own slot.
+        earlier = await counted(
+            store, lambda: store.save("tg:-100", 4, "e", ttl_seconds=TTL, deadline=Deadline(0.5, "v"))
+        )
+        assert (common, later, earlier) == (1, 1, 2)
     finally:
         await store.close()
 
@@ -124,7 +128,17 @@ def test_keys_are_hash_tagged_by_table_and_chat() -> None:
     assert keys.chat("tg:-100123") == "thousand:{tg:-100123}:chat"
     slots = {KeyLayout.slot(k) for k in (keys.table("tg:-1"), keys.stream("tg:-1"), keys.chat("tg:-1"))}
     assert len(slots) == 1
-    assert KeyLayout.slot(keys.deadlines()) == KeyLayout.slot(keys.deadline_tokens())
+    assert KeyLayout.slot(keys.legacy_deadlines()) == KeyLayout.slot(keys.legacy_deadline_tokens())
+    shards = keys.deadline_shards
+    assert shards == 12
+    for i in range(shards):
+        assert KeyLayout.slot(keys.due(i)) == KeyLayout.slot(keys.due_gen(i))
+        assert KeyLayout.slot(keys.due(i)) * shards // 16384 == i  # the i-th twelfth of the slots
+    assert keys.due_of("tg:-1") == (
+        keys.due(keys.deadline_shard("tg:-1")),
+        keys.due_gen(keys.deadline_shard("tg:-1")),
+    )
+    assert len({keys.deadline_shard(f"tg:-{i}") for i in range(100)}) == shards
     assert KeyLayout.slot(keys.send_log("chat:1")) == KeyLayout.slot(keys.send_hold("all"))
     for bad in ("", "a{b", "x}"):
         with pytest.raises(ValueError):
