@@ -35,10 +35,10 @@ from bot.presence import Presence, drop_seen_hands
 from bot.public.fanout import is_public
 from bot.public.refusals import PUBLIC_REFUSED, refusal_text
 from bot.public.rematch import Rematch, offer_turn
-from bot.render import render_error, render_help
+from bot.render import ERRORS, render_error, render_help
 from bot.settings import Settings
 from bot.snapshot import GameCache
-from bot.storage import Deadline, StorageUnavailable, Store, VersionConflict
+from bot.storage import Deadline, StorageUnavailable, StorageUncertain, Store, VersionConflict
 from bot.table import ChatSettings, TableDoc, TurnDoc, UserPrefs
 from bot.throttle import CommandThrottle
 from core.rules import RuleError, preset
@@ -137,6 +137,11 @@ class Service:
     async def _answer(self, command: Command) -> list[Message]:
         try:
             return await self._seen(await self._handle(command), command.user.key)
+        except StorageUncertain as exc:
+            # Saved, but not confirmed by the replicas in time: the move may stand or not; the table's
+            # next view shows which. Never "failed" for a move that may have been taken.
+            log.warning("move %s of %s unconfirmed: %s", command.name, exc.table_id, exc)
+            return [self._error_message(command, "uncertain" if "uncertain" in ERRORS else "unavailable")]
         except StorageUnavailable:
             log.warning("storage unavailable for %s", command.name)
             return [self._error_message(command, "unavailable")]
@@ -467,6 +472,18 @@ class Service:
         # Unless a save replaced it, the claimed (leased) deadline is still there: it must not fire again.
         await self.store.clear_deadline(table_id, token)
         return messages
+
+    async def sweep_deadlines(self) -> int:
+        """Repair the deadline index (`Store.repair_deadlines`): a table whose index entry was lost (a
+        lost node, an interrupted write) gets it back, and deadlines of an older version's global index
+        move to their tables, so no live table waits without its timer. (Such a moved deadline may be
+        out of date: when it fires, `_heal_deadline` sets the one the document's turn asks for.) The
+        timer loop calls it at start and every `deadline_sweep_seconds`; how many were repaired."""
+        try:
+            return await self.store.repair_deadlines()
+        except StorageUnavailable:
+            log.warning("storage unavailable during the deadline sweep")
+            return 0
 
     async def _heal_deadline(self, table_id: str, token: str, doc: TableDoc, now: float) -> None:
         """A deadline fired for a turn that is over: make sure the table's real deadline is set."""

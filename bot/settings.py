@@ -107,6 +107,25 @@ class Settings(BaseSettings):
     metrics_port: int = Field(9100, ge=0, le=65535, description="Port of that listener; 0: no listener.")
     drain_seconds: float = Field(20.0, ge=0, description="On SIGTERM, wait this long for updates in flight.")
     redis_cluster: bool = Field(False, description="REDIS_URL names a node of a Redis Cluster.")
+    redis_deadline_shards: int = Field(
+        12,
+        ge=1,
+        le=1024,
+        description="Shards of the turn deadline index (spread over the cluster's masters); the same in "
+        "every process of a deployment.",
+    )
+    redis_wait_replicas: int = Field(
+        0,
+        ge=0,
+        description="Replicas that must acknowledge a move before it is answered (WAIT); 0: off. "
+        "1 in production with replicas: an acknowledged move survives a failover.",
+    )
+    redis_wait_timeout_ms: int = Field(
+        500, ge=0, description="How long a save waits for those replicas before saying it may have been lost."
+    )
+    deadline_sweep_seconds: float = Field(
+        300.0, gt=0, description="How often the timer loop repairs the deadline index (and at start)."
+    )
 
     # Telegram webhook mode (several processes behind a load balancer); long polling without a URL
     telegram_webhook_url: str | None = Field(None, description="Public https URL Telegram posts updates to.")

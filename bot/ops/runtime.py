@@ -96,6 +96,9 @@ def open_store(settings: Settings) -> Store:
             prefix=settings.redis_prefix,
             cluster=settings.redis_cluster,
             retention=retention,
+            deadline_shards=settings.redis_deadline_shards,
+            wait_replicas=settings.redis_wait_replicas,
+            wait_timeout_ms=settings.redis_wait_timeout_ms,
         )
     log.warning("REDIS_URL is not set: games are kept in memory and lost when this process stops")
     return MemoryStore(retention=retention)
@@ -321,8 +324,14 @@ class Runtime:
                 return messages
 
     async def _timer_loop(self) -> None:
+        """Ticks every `tick_interval`; at start and every `deadline_sweep_seconds` the deadline index is
+        repaired first (`Service.sweep_deadlines`), so a table whose index entry was lost still fires."""
+        next_sweep = 0.0
         while not self.shutdown.stopping.is_set():
             try:
+                if time.monotonic() >= next_sweep:
+                    next_sweep = time.monotonic() + self.service.settings.deadline_sweep_seconds
+                    await self.service.sweep_deadlines()
                 await self.tick_once()
             except ShuttingDown:
                 return
