@@ -113,6 +113,7 @@ class RedisServer:
         node_timeout_ms: int = 2000,
         executable: str | None = None,
         extra_args: tuple[str, ...] = (),
+        config_file: Path | None = None,
     ) -> None:
         """`appendfsync`: "always" by default (a test's acknowledged write survives a SIGKILL); production
         runs "everysec" (deploy/redis.conf). `node_timeout_ms`: a cluster node's `cluster-node-timeout`,
@@ -127,6 +128,8 @@ class RedisServer:
         self.node_timeout_ms = node_timeout_ms
         self.executable = executable or find_redis_server()
         self.extra_args = extra_args
+        self.config_file = config_file
+        """A redis.conf read first (the options here override it: port, dir, persistence...)."""
         self._process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -144,6 +147,7 @@ class RedisServer:
     def command(self) -> list[str]:
         return [
             self.executable,
+            *([str(self.config_file)] if self.config_file is not None else []),
             "--port",
             str(self.port),
             "--bind",
@@ -301,6 +305,7 @@ class LocalRedisCluster:
         appendonly: bool = False,
         appendfsync: str = "always",
         full_coverage: bool = True,
+        config_file: Path | None = None,
     ) -> None:
         extra: tuple[str, ...] = ()
         if not full_coverage:
@@ -320,6 +325,7 @@ class LocalRedisCluster:
                 appendonly=appendonly,
                 appendfsync=appendfsync,
                 extra_args=extra,
+                config_file=config_file,
             )
             for i in range(size * (1 + replicas))
         ]

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 from redis_server import LocalRedisCluster
 
 from bot.ops.doctor import ClusterFacts, Finding, Level, NodeFacts, evaluate, run_doctor
@@ -28,15 +29,20 @@ def lines(findings: list[Finding], check: str, level: Level) -> list[Finding]:
     return [f for f in findings if f.check == check and f.level is level]
 
 
+DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
+
+
 @pytest.fixture
 def replicated(tmp_path: Path) -> Iterator[LocalRedisCluster]:
-    """3 masters + 3 replicas as deploy/compose.cluster.yaml runs them (appendonly everysec, full
-    coverage no)."""
+    """3 masters + 3 replicas as deploy/compose.cluster.yaml runs them: each node reads
+    deploy/redis-cluster.conf (its `dir /data` left out; port, directory and a 2 s node timeout given
+    here), the replicas made as its init job makes them."""
+    conf = tmp_path / "redis-cluster.conf"
+    shipped = (DEPLOY / "redis-cluster.conf").read_text().splitlines()
+    conf.write_text("\n".join(line for line in shipped if not line.startswith("dir ")) + "\n")
     cluster = LocalRedisCluster(
-        tmp_path, replicas=1, appendonly=True, appendfsync="everysec", full_coverage=False
+        tmp_path, replicas=1, appendonly=True, appendfsync="everysec", full_coverage=False, config_file=conf
     )
-    for node in cluster.nodes:
-        node.extra_args += SAFE
     try:
         cluster.start()
         yield cluster
@@ -114,3 +120,33 @@ def test_rules_a_replica_without_persistence_fails() -> None:
     cluster = ClusterFacts(states={"a": "ok"}, replicas={"a": ["c"]}, replica_facts=[replica])
     failing = [f for f in judge(cluster) if f.level is Level.FAIL]
     assert [(f.check, f.node) for f in failing] == [("persistence", "c")]
+
+
+# --- the documented set-up ---------------------------------------------------------------------------------
+
+
+def test_the_compose_cluster_file_runs_six_nodes_an_init_job_and_cluster_bots() -> None:
+    compose = yaml.safe_load((DEPLOY / "compose.cluster.yaml").read_text())
+    services = compose["services"]
+    nodes = sorted(name for name in services if name.startswith("redis-") and name[-1].isdigit())
+    assert nodes == [f"redis-{i}" for i in range(1, 7)]
+    for name in nodes:
+        assert "./redis-cluster.conf:/usr/local/etc/redis/redis.conf:ro" in services[name]["volumes"]
+        test = services[name]["healthcheck"]["test"]
+        assert test[0] == "CMD-SHELL" and len(test) == 2  # podman-compose 1.0.3 (test_compose_portable)
+    init = services["redis-cluster-init"]
+    assert set(init["depends_on"]) == set(nodes)
+    assert "--cluster-replicas 1" in init["command"][0]
+    bots = [name for name, service in services.items() if "build" in service]
+    assert sorted(bots) == ["discord", "telegram", "web"]
+    for name in bots:
+        environment = services[name]["environment"]
+        assert environment["REDIS_CLUSTER"] == "true" and environment["REDIS_URL"].startswith(
+            "redis://redis-1"
+        )
+        assert environment["REDIS_WAIT_REPLICAS"] == "1"
+        assert services[name]["env_file"] == ".env"
+        assert set(services[name]["depends_on"]) == {"redis-cluster-init"}
+    conf = (DEPLOY / "redis-cluster.conf").read_text()
+    for line in ("cluster-enabled yes", "cluster-require-full-coverage no", "appendonly yes"):
+        assert f"\n{line}\n" in conf
