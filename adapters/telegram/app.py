@@ -16,6 +16,7 @@ with the intake, so a stopping process takes nothing it would have to hand over 
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -31,9 +32,10 @@ from adapters.telegram.processor import ChatOrderedProcessor
 from adapters.telegram.ratelimit import SharedRateLimiter
 from adapters.telegram.recovery import HandoverPoller
 from adapters.telegram.webapp import WebAppButtons
+from bot.model import Message
 from bot.ops.runtime import Runtime
 
-__all__ = ["DELIVER_ON_STOP", "TelegramBot", "Webhook"]
+__all__ = ["DELIVER_ON_STOP", "TelegramBot", "Webhook", "start_sender"]
 
 DELIVER_ON_STOP: Final = 5.0
 """On stop, seconds the outbox keeps delivering before it hands the rest over (less when the stop
@@ -196,3 +198,13 @@ def _link_secret(runtime: Runtime) -> str | None:
     """LINK_SECRET, when the deployment sets one (else the adapter derives the key from the token)."""
     secret = runtime.settings.link_secret
     return secret.get_secret_value() if secret is not None else None
+
+
+async def start_sender(runtime: Runtime, token: str) -> Callable[[list[Message]], Awaitable[None]]:
+    """The bot as a sender alone, stopped with the runtime: `thousand web` with TELEGRAM_TOKEN shows the
+    messages its pages' moves cause, while another process reads the updates (`adapters.web.main`)."""
+    bot = TelegramBot(runtime, token)
+    await bot.application.initialize()
+    deliver = bot.adapter.deliver
+    runtime.shutdown.on_flush("telegram sender", bot.application.shutdown)
+    return deliver

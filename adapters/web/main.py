@@ -3,8 +3,10 @@
 Inside `thousand telegram` the web table listens on WEB_LISTEN next to the webhook listener, and the
 messages a move from the page causes (the group's table message, the others' hands) go out through the
 Telegram adapter like any update's. `thousand web` alone serves pages for a Telegram bot whose updates
-another process takes: it sends those messages with the bot token (no updates are read here), and runs
-public tables for its web players (Play now: the queue, the matcher, the heartbeat of `web`).
+another process takes: it sends those messages with the bot token (no updates are read here) through the
+sender the entry point hands it (`adapters.cli`: the Telegram adapter stands above the web table, whose
+page it serves itself, so this module does not import it), and runs public tables for its web players
+(Play now: the queue, the matcher, the heartbeat of `web`).
 """
 
 from __future__ import annotations
@@ -24,9 +26,11 @@ from bot.public.process import ProcessPublic
 from bot.settings import Settings
 from bot.weblinks import signer_for
 
-__all__ = ["main", "options_of", "start_web"]
+__all__ = ["StartSender", "main", "options_of", "start_web"]
 
 Deliver = Callable[[list[Message]], Awaitable[None]]
+StartSender = Callable[[Runtime, str], Awaitable[Deliver]]
+"""Starts a Telegram sender for the runtime with the bot token (`adapters.telegram.app.start_sender`)."""
 
 
 def options_of(settings: Settings) -> WebOptions:
@@ -74,19 +78,13 @@ async def start_web(
     return table
 
 
-async def serve(settings: Settings) -> int:
+async def serve(settings: Settings, telegram: StartSender) -> int:
     # With Redis, what a table built or moved here says to people of other platforms is handed over to
     # their processes (bot.relay); with a bot token this process shows Telegram's messages itself.
     runtime = Runtime(settings, platform="web", relay="tg" if settings.telegram_token is not None else "web")
     deliver: Deliver | None = None
-    bot = None
     if settings.telegram_token is not None:
-        from adapters.telegram.app import TelegramBot
-
-        bot = TelegramBot(runtime, settings.telegram_token.get_secret_value())
-        await bot.application.initialize()
-        deliver = bot.adapter.deliver
-        runtime.shutdown.on_flush("telegram sender", bot.application.shutdown)
+        deliver = await telegram(runtime, settings.telegram_token.get_secret_value())
     await runtime.start(deliver, timers=False)
 
     async def nowhere(messages: list[Message]) -> None:
@@ -108,10 +106,11 @@ async def serve(settings: Settings) -> int:
     return 0 if not report.failed_hooks else 1
 
 
-def main(env_file: str | None = ".env") -> int:
-    """The body of `thousand web`; returns the exit status."""
+def main(env_file: str | None = ".env", *, telegram: StartSender) -> int:
+    """The body of `thousand web`; returns the exit status. `telegram` starts the sender of Telegram's
+    messages when TELEGRAM_TOKEN is set."""
     settings = prepare(None, env_file)
     if signer_for(settings) is None:
         print("thousand web: set WEB_SECRET (or TELEGRAM_TOKEN) to sign table links", file=sys.stderr)
         return 2
-    return asyncio.run(serve(settings))
+    return asyncio.run(serve(settings, telegram))

@@ -1,15 +1,24 @@
-"""The ``thousand`` command: replay, play, bots and tools, each a subcommand."""
+"""The ``thousand`` command: replay, play, bots and tools, each a subcommand.
+
+The entry point stands above every layer (docs/ARCHITECTURE.md): it starts the adapters, which start the
+transport-neutral application (`bot`) over the engine (`core`); nothing below imports it."""
 
 from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from bot.extras import require
 from core.record import RecordError, replay_text
+
+if TYPE_CHECKING:
+    from bot.model import Message
+    from bot.ops.runtime import Runtime
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, help="thousand: the card game 1000.")
 
@@ -174,7 +183,15 @@ def web(
     _need("web", "thousand web")
     from adapters.web.main import main as run
 
-    raise typer.Exit(run(str(env_file)))
+    raise typer.Exit(run(str(env_file), telegram=_telegram_sender))
+
+
+async def _telegram_sender(runtime: Runtime, token: str) -> Callable[[list[Message]], Awaitable[None]]:
+    """`thousand web`'s sender of Telegram's messages (with TELEGRAM_TOKEN only: python-telegram-bot is
+    imported then, as before the web table and the Telegram adapter were told apart)."""
+    from adapters.telegram.app import start_sender
+
+    return await start_sender(runtime, token)
 
 
 @app.command()
@@ -226,7 +243,7 @@ def discord(
 
 def _register_arena() -> None:
     """``thousand arena`` lives in its own module (it pulls in the process pool and rich progress)."""
-    from bot.cli_arena import arena
+    from adapters.cli_arena import arena
 
     app.command("arena")(arena)
 
