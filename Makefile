@@ -8,7 +8,7 @@ PLAY_STAMP := $(VENV)/.installed-play
 
 NATIVE := build/native
 NATIVE_MODULES := core/cards.py core/deal.py core/game.py core/scoring.py core/events.py core/errors.py \
-	core/view.py $(filter-out core/ai/__init__.py,$(wildcard core/ai/*.py))
+	core/view.py $(filter-out core/ai/__init__.py core/ai/arena.py,$(wildcard core/ai/*.py))
 # Arena runs: the computer players compiled too. Decisions count work, not seconds, so the figures are
 # the same as with the plain sources, only sooner (bench/results/ai.md).
 ARENA ?= --candidate hard --baseline medium --preset polish --players 3 --deals 4000 --seed 1
@@ -95,7 +95,7 @@ fuzz: native
 	PYTHONPATH=$(NATIVE) $(BIN)/python bench/fuzz.py $(FUZZ)
 
 arena: native
-	cd $(NATIVE) && PYTHONPATH=. ../../$(BIN)/python -m bot.cli_arena $(ARENA) --json
+	cd $(NATIVE) && PYTHONPATH=. ../../$(BIN)/python -m adapters.cli_arena $(ARENA) --json
 
 clean:
 	rm -rf $(VENV) build .mypy_cache .ruff_cache .pytest_cache

@@ -1,4 +1,4 @@
-"""The bodies of `thousand check-config` and `thousand doctor` (bot.cli holds only their signatures).
+"""The bodies of `thousand check-config` and `thousand doctor` (adapters.cli holds only their signatures).
 
 Both print to the given streams and return the exit status, so tests call them without a subprocess.
 Exit status: 0 fine, 1 (doctor) something would lose games, 2 the settings or the connection are wrong.

@@ -366,7 +366,7 @@ def startup_settings(
     platform: Platform | None, env_file: Path | str | None = ".env", *, warn: TextIO | None = None
 ) -> Settings:
     """Load and check for `platform`; raise `ConfigError` listing every problem. The adapters' mains call
-    this first and exit on error (see `bot.cli`). Variables that look like settings but are none are
+    this first and exit on error (see `adapters.cli`). Variables that look like settings but are none are
     printed to `warn` (stderr) first, as warnings: logging is not set up yet, and a misspelled name
     often explains the error that follows ("TELEGRAM_TOKNE" before "TELEGRAM_TOKEN: missing")."""
     for line in unknown_variables(os.environ, env_file):

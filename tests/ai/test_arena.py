@@ -6,7 +6,7 @@ import json
 
 from typer.testing import CliRunner
 
-from bot.cli_arena import ArenaSpec, run_arena, wilson
+from core.ai.arena import ArenaSpec, run_arena, wilson
 
 KEYS = {"points_per_deal", "ci95", "win_share", "wilson95", "contracts_made", "decision_ms"}
 
@@ -50,7 +50,7 @@ def test_hard_does_not_lose_to_easy() -> None:
 
 def test_cli_prints_one_json_object() -> None:
     """Through ``thousand arena`` itself, the command the issue names."""
-    from bot.cli import app
+    from adapters.cli import app
 
     result = CliRunner().invoke(
         app,

@@ -113,7 +113,7 @@ class Tmux:
 @pytest.mark.skipif(TMUX is None, reason="tmux is not installed (apt-get install tmux)")
 def test_up_arrow_recalls_the_previous_line_in_a_real_terminal() -> None:
     tmux = Tmux()
-    game = f"cd {ROOT} && {sys.executable} -c 'from bot.cli import main; main()' play --seed 1"
+    game = f"cd {ROOT} && {sys.executable} -c 'from adapters.cli import main; main()' play --seed 1"
     tmux.run("new-session", "-d", "-s", "game", "-x", "120", "-y", "50", f"{game}; sleep 60")
     try:
         tmux.wait("Type help for help")

@@ -17,7 +17,7 @@ from bot.markup import parse
 ROOT = Path(__file__).resolve().parents[2]
 LOCALES = ROOT / "bot" / "locales"
 KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2), "gettext": None}
-IGNORED = ("storage/", "cli_arena.py", "ops/")
+IGNORED = ("storage/", "ops/")
 PLACEHOLDER = re.compile(r"\{(\w*)\}")
 
 

@@ -34,7 +34,7 @@ def expected_of(path: Path) -> dict[str, Any]:
 
 def run_replay(path: Path | str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-c", "from bot.cli import main; main()", "replay", str(path)],
+        [sys.executable, "-c", "from adapters.cli import main; main()", "replay", str(path)],
         capture_output=True,
         text=True,
         cwd=ROOT,

@@ -77,7 +77,7 @@ def test_shard_plan() -> None:
 def run_cli(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     base = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "SYSTEMROOT")}
     return subprocess.run(
-        [sys.executable, "-c", "from bot.cli import main; main()", "discord", *args],
+        [sys.executable, "-c", "from adapters.cli import main; main()", "discord", *args],
         cwd=tmp_path,
         env={**base, "PYTHONPATH": str(ROOT), "METRICS_PORT": "0", **env},
         capture_output=True,

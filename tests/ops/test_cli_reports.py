@@ -12,7 +12,7 @@ import pytest
 import redis
 from typer.testing import CliRunner
 
-from bot.cli import app
+from adapters.cli import app
 from bot.cli_reports import parse_since
 from bot.reports import REPORT_SECONDS, RedisReports, Report
 from bot.storage import RedisStore

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from adapters.cli import app
 from bot import extras
-from bot.cli import app
 
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
@@ -64,7 +64,7 @@ def test_the_terminal_game_loads_no_bot_library() -> None:
         f"""
         import io, sys
         sys.stdin = io.StringIO("quit\\n")
-        from bot.cli import app
+        from adapters.cli import app
         try:
             app(["play", "--seed", "1", "--level", "hard"])
         except SystemExit as exc:

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @asynccontextmanager
 async def bot_process(env: dict[str, str], log: Path) -> AsyncIterator[asyncio.subprocess.Process]:
     with log.open("ab") as out:
-        command = [sys.executable, "-c", "from bot.cli import main; main()", "telegram"]
+        command = [sys.executable, "-c", "from adapters.cli import main; main()", "telegram"]
         process = await asyncio.create_subprocess_exec(
             *command, "--env-file", "/nonexistent", cwd=str(ROOT), env=env, stdout=out, stderr=out
         )

@@ -16,7 +16,7 @@ GAMES = sorted(p for p in EXAMPLES.glob("*.json") if not p.name.endswith(".expec
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-c", "from bot.cli import main; main()", "replay", *args],
+        [sys.executable, "-c", "from adapters.cli import main; main()", "replay", *args],
         capture_output=True,
         text=True,
         timeout=120,

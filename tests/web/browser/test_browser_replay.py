@@ -44,7 +44,10 @@ async def test_the_page_of_a_record_file_steps_deal_by_deal(room: Room, tmp_path
     out = tmp_path / "replay.html"
     record = EXAMPLES / "polish-3p-s101-g000.json"
     done = subprocess.run(
-        [sys.executable, "-c", "from bot.cli import main; main()", "replay", str(record), "--html", str(out)],
+        [
+            *(sys.executable, "-c", "from adapters.cli import main; main()"),
+            *("replay", str(record), "--html", str(out)),
+        ],
         capture_output=True,
         text=True,
         timeout=120,
