@@ -773,6 +773,8 @@ class RedisStore(Store):
                     cursor, names = await self._r.execute_command(
                         "SCAN", cursor, "MATCH", pattern, "COUNT", batch, **options
                     )
+                if isinstance(cursor, dict):  # the cluster client answers {node name: cursor}
+                    cursor = next(iter(cursor.values()), 0)
                 ids = [
                     n[len(head) : -len("}:table")]
                     for n in names
