@@ -60,21 +60,25 @@ class Solver:
     """Alpha-beta search of one open-hands position; values are the future points weighted per seat.
 
     ``weights[seat]`` multiplies every point ``seat`` takes from here on (cards, marriages, the piles):
-    the declarer's weight is positive and the declarer maximizes, the defenders minimize.  The table
-    may be shared by solvers of positions of one deal with the same weights (``table`` attribute).
+    the declarer's weight is positive and the declarer maximizes, the defenders minimize.  Inside, the
+    seats in play are positions 0 to n-1 in playing order and each hand is a field of its own (a
+    machine integer once compiled).
     """
 
     __slots__ = (
         "ace",
         "ace_value",
+        "best",
         "bits",
         "choice",
-        "code",
         "crawl",
         "crawl_rule",
         "decl",
         "first",
-        "hands",
+        "h0",
+        "h1",
+        "h2",
+        "h3",
         "key",
         "kshift",
         "min_cards",
@@ -83,8 +87,9 @@ class Solver:
         "n",
         "nodes",
         "piles",
-        "root_seat",
-        "succ",
+        "pos_of",
+        "root",
+        "seat_of",
         "table",
         "tb",
         "tc",
@@ -96,11 +101,26 @@ class Solver:
 
     def __init__(self, sim: Sim, weights: Sequence[int]) -> None:
         pr = sim.pr
-        self.hands: list[int] = sim.hands.copy()
-        self.succ: tuple[int, ...] = sim.succ
-        self.decl: int = sim.declarer
-        self.n: int = sim.n_active
-        self.w: list[int] = list(weights)
+        seats: list[int] = []
+        s = sim.declarer
+        while True:
+            seats.append(s)
+            s = sim.succ[s]
+            if s == sim.declarer:
+                break
+        pos_of = [-1] * len(sim.succ)
+        for p, seat in enumerate(seats):
+            pos_of[seat] = p
+        self.seat_of: list[int] = seats
+        self.pos_of: list[int] = pos_of
+        self.n: int = len(seats)
+        hands = [sim.hands[seat] for seat in seats] + [0] * (4 - len(seats))
+        self.h0: int = hands[0]
+        self.h1: int = hands[1]
+        self.h2: int = hands[2]
+        self.h3: int = hands[3]
+        self.decl: int = 0
+        self.w: list[int] = [weights[seat] for seat in seats]
         self.mvals: list[int] = list(pr.mvals)
         self.choice: bool = pr.choice
         self.min_cards: int = pr.min_cards
@@ -112,35 +132,56 @@ class Solver:
         self.first: bool = sim.tricks == 0
         self.crawl: bool = sim.crawl
         self.trump: int = sim.trump
-        # The cards and seats of the trick under way at ``tb`` (4 entries a trick, one trick after the
-        # other down the search, so that closing a trick copies nothing).
+        # The cards and positions of the trick under way from ``tb`` on (4 entries a trick, one trick
+        # after the other down the search, so that closing a trick copies nothing).
         self.tc: list[int] = [0] * 64
         self.ts: list[int] = [0] * 64
         self.tb: int = 0
         self.tn: int = len(sim.trick)
         for i, c in enumerate(sim.trick):
             self.tc[i] = c
-            self.ts[i] = sim.trick_seats[i]
-        self.root_seat: int = sim.to_act
+            self.ts[i] = pos_of[sim.trick_seats[i]]
+        self.root: int = pos_of[sim.to_act] if sim.to_act >= 0 else -1
         self.bits: int = 2 if self.n <= 3 else 3
         self.kshift: int = 24 * self.bits
-        code = [0] * len(sim.succ)
-        k = 0
-        for seat in range(len(sim.succ)):
-            if sim.succ[seat] >= 0:
-                k += 1
-                code[seat] = k
-        self.code: list[int] = code
         key = 0
-        for seat in range(len(sim.succ)):
-            h = sim.hands[seat]
+        for p in range(self.n):
+            h = hands[p]
             while h:
                 low = h & -h
-                key += code[seat] << (self.bits * (low.bit_length() - 1))
+                key += (p + 1) << (self.bits * (low.bit_length() - 1))
                 h ^= low
         self.key: int = key
         self.table: dict[int, int] = {}
         self.nodes: int = 0
+        self.best: int = -1
+
+    # ------------------------------------------------------------------ hands
+
+    def hand(self, p: int) -> int:
+        if p == 0:
+            return self.h0
+        if p == 1:
+            return self.h1
+        if p == 2:
+            return self.h2
+        return self.h3
+
+    def _toggle(self, p: int, c: int) -> None:
+        """Take card ``c`` out of position ``p``'s hand, or put it back."""
+        bit = 1 << c
+        if p == 0:
+            self.h0 ^= bit
+        elif p == 1:
+            self.h1 ^= bit
+        elif p == 2:
+            self.h2 ^= bit
+        else:
+            self.h3 ^= bit
+        self.key ^= (p + 1) << (self.bits * c)
+
+    def _next(self, p: int) -> int:
+        return p + 1 if p + 1 < self.n else 0
 
     # ------------------------------------------------------------------ entry points
 
@@ -149,20 +190,20 @@ class Solver:
         return self.search(-INF, INF)
 
     def search(self, alpha: int, beta: int) -> int:
-        seat = self.root_seat
-        if seat < 0:
+        p = self.root
+        if p < 0:
             return 0
         if self.tn == 0:
-            return self.lead(seat, alpha, beta)
-        return self.follow(seat, self._winner_index(), alpha, beta)
+            return self.lead(p, alpha, beta)
+        return self.follow(p, self._winner_index(), alpha, beta)
 
     def root_moves(self) -> list[int]:
         """The legal moves at the root, as :class:`~core.ai.sim.Sim` moves."""
-        seat = self.root_seat
+        p = self.root
         if self.tn:
-            return _bits_asc(self._playable(seat))
+            return _bits_asc(self._playable(p))
         out = []
-        for m in self._leads(seat, -1):
+        for m in self._leads(p, -1):
             if m == _CRAWL:
                 out.append(CRAWL)
             elif m & _DECL and self.choice:
@@ -174,24 +215,24 @@ class Solver:
     def move_value(self, move: int, alpha: int = -INF, beta: int = INF) -> int:
         """The weighted future points after the root move ``move`` (a :class:`Sim` move), counted from
         the root: the points of the move itself (a marriage) included."""
-        seat = self.root_seat
+        p = self.root
         if self.tn:
-            return self.after_follow(seat, move & 31, self._winner_index(), alpha, beta)
+            return self.after_follow(p, move & 31, self._winner_index(), alpha, beta)
         if move == CRAWL:
-            return self.after_lead(seat, _CRAWL, alpha, beta)
+            return self.after_lead(p, _CRAWL, alpha, beta)
         c = move & 31
-        m = c | _DECL if self._declares(seat, c, bool(move & DECLARE)) else c
-        return self.after_lead(seat, m, alpha, beta)
+        m = c | _DECL if self._declares(p, c, bool(move & DECLARE)) else c
+        return self.after_lead(p, m, alpha, beta)
 
     # ------------------------------------------------------------------ rules
 
-    def _declares(self, seat: int, c: int, asked: bool) -> bool:
+    def _declares(self, p: int, c: int, asked: bool) -> bool:
         """Whether leading ``c`` (with the declare flag ``asked``) declares, as the engine decides."""
         if self.first or self.crawl:
             return False
         if self.choice and not asked:
             return False
-        hand = self.hands[seat]
+        hand = self.hand(p)
         if hand.bit_count() < self.min_cards:
             return False
         r = c % 6
@@ -200,9 +241,9 @@ class Solver:
             return hand & m == m
         return r == 5 and self.ace and hand & ACES == ACES
 
-    def _playable(self, seat: int) -> CardMask:
+    def _playable(self, p: int) -> CardMask:
         """The engine's ``DealState.playable`` on the solver's trick."""
-        hand = self.hands[seat]
+        hand = self.hand(p)
         tn = self.tn
         if tn == 0 or self.crawl:
             return hand
@@ -254,8 +295,7 @@ class Solver:
     def _beats(self, c: int, w: int) -> bool:
         """Whether ``c``, played after the trick's current winner ``w``, takes over."""
         s = c // 6
-        ws = w // 6
-        if s == ws:
+        if s == w // 6:
             return c > w
         if self.crawl:
             return False
@@ -263,9 +303,9 @@ class Solver:
 
     # ------------------------------------------------------------------ search
 
-    def _leads(self, seat: int, hint: int) -> list[int]:
+    def _leads(self, p: int, hint: int) -> list[int]:
         """Leads in the order to try: the table's best, declarations, masters high, the rest low."""
-        hand = self.hands[seat]
+        hand = self.hand(p)
         out: list[int] = []
         tried_plain = 0
         tried_decl = 0
@@ -291,10 +331,7 @@ class Solver:
                     out.append(c | _DECL)
                 if not self.choice:
                     tried_plain |= decl
-        others = 0
-        for s2 in range(len(self.succ)):
-            if s2 != seat and self.succ[s2] >= 0:
-                others |= self.hands[s2]
+        others = (self.h0 | self.h1 | self.h2 | self.h3) & ~hand
         rest = hand & ~tried_plain
         masters = 0
         for s in range(4):
@@ -309,20 +346,19 @@ class Solver:
             m ^= 1 << c
             out.append(c)
         _append_low_first(out, rest & ~masters)
-        if self.first and self.crawl_rule and not self.crawl and seat == self.decl and not hand & ACES:
+        if self.first and self.crawl_rule and not self.crawl and p == self.decl and not hand & ACES:
             out.append(_CRAWL)
         return out
 
-    def lead(self, seat: int, alpha: int, beta: int) -> int:
-        """Value of the position between tricks, ``seat`` to lead."""
+    def lead(self, p: int, alpha: int, beta: int) -> int:
+        """Value of the position between tricks, position ``p`` to lead."""
         self.nodes += 1
-        hands = self.hands
         if self.first:
-            best_v, _ = self._lead_search(seat, alpha, beta, -1)
-            return best_v
-        if hands[seat] & (hands[seat] - 1) == 0:
-            return self._last_trick(seat)
-        key = self.key | (seat << self.kshift) | ((self.trump + 1) << (self.kshift + 2))
+            return self._lead_search(p, alpha, beta, -1)
+        hand = self.hand(p)
+        if hand & (hand - 1) == 0:
+            return self._last_trick(p)
+        key = self.key | (p << self.kshift) | ((self.trump + 1) << (self.kshift + 2))
         table = self.table
         entry = table.get(key)
         hint = -1
@@ -342,7 +378,7 @@ class Solver:
                 alpha = lo
             if hi < beta:
                 beta = hi
-        v, best = self._lead_search(seat, alpha, beta, hint)
+        v = self._lead_search(p, alpha, beta, hint)
         if v <= alpha:
             hi = v
         elif v >= beta:
@@ -353,15 +389,16 @@ class Solver:
             lo = -_OFF + 1
         if hi > _OFF - 1:
             hi = _OFF - 1
-        table[key] = (lo + _OFF) | ((hi + _OFF) << 24) | ((best + 1) << 48)
+        table[key] = (lo + _OFF) | ((hi + _OFF) << 24) | ((self.best + 1) << 48)
         return v
 
-    def _lead_search(self, seat: int, alpha: int, beta: int, hint: int) -> tuple[int, int]:
-        maximize = seat == self.decl
+    def _lead_search(self, p: int, alpha: int, beta: int, hint: int) -> int:
+        """Best value over the leads; the best lead is left in ``self.best`` (-1 for the crawl)."""
+        maximize = p == self.decl
         best_v = -INF if maximize else INF
         best_m = -1
-        for m in self._leads(seat, hint):
-            v = self.after_lead(seat, m, alpha, beta)
+        for m in self._leads(p, hint):
+            v = self.after_lead(p, m, alpha, beta)
             if maximize:
                 if v > best_v:
                     best_v = v
@@ -375,14 +412,13 @@ class Solver:
                     beta = v
             if alpha >= beta:
                 break
-        if best_m == _CRAWL:
-            best_m = -1
-        return best_v, best_m
+        self.best = -1 if best_m == _CRAWL else best_m
+        return best_v
 
-    def after_lead(self, seat: int, m: int, alpha: int, beta: int) -> int:
+    def after_lead(self, p: int, m: int, alpha: int, beta: int) -> int:
         if m == _CRAWL:
             self.crawl = True
-            v = self.lead(seat, alpha, beta)
+            v = self.lead(p, alpha, beta)
             self.crawl = False
             return v
         c = m & 31
@@ -390,85 +426,95 @@ class Solver:
         trump = self.trump
         if m & _DECL:
             if c % 6 == 5:
-                gain = self.ace_value * self.w[seat]
+                gain = self.ace_value * self.w[p]
             else:
-                gain = self.mvals[c // 6] * self.w[seat]
+                gain = self.mvals[c // 6] * self.w[p]
                 self.trump = c // 6
-        self.hands[seat] ^= 1 << c
-        self.key -= self.code[seat] << (self.bits * c)
-        self.tc[self.tb] = c
-        self.ts[self.tb] = seat
+        self._toggle(p, c)
+        tb = self.tb
+        self.tc[tb] = c
+        self.ts[tb] = p
         self.tn = 1
-        v = gain + self.follow(self.succ[seat], 0, alpha - gain, beta - gain)
+        v = gain + self.follow(self._next(p), 0, alpha - gain, beta - gain)
         self.tn = 0
-        self.key += self.code[seat] << (self.bits * c)
-        self.hands[seat] ^= 1 << c
+        self._toggle(p, c)
         self.trump = trump
         return v
 
-    def follow(self, seat: int, win: int, alpha: int, beta: int) -> int:
-        """Value with the trick under way, ``seat`` to play, ``win`` the index of its winning card."""
+    def follow(self, p: int, win: int, alpha: int, beta: int) -> int:
+        """Value with the trick under way, position ``p`` to play, ``win`` the index of its winning card.
+
+        The cards are tried in two groups, each by rank: when the trick is the own side's, all cards
+        low first (high first for the last card: points to the own trick); else the cards that take
+        the trick over high first, then the others low first.
+        """
         self.nodes += 1
-        legal = self._playable(seat)
-        decl = self.decl
-        maximize = seat == decl
+        legal = self._playable(p)
+        maximize = p == self.decl
         tb = self.tb
         wc = self.tc[tb + win]
-        mine = (self.ts[tb + win] == decl) == maximize
-        last = self.tn == self.n - 1
-        order: list[int] = []
-        if legal & (legal - 1) == 0:
-            order.append(legal.bit_length() - 1)
+        mine = (self.ts[tb + win] == self.decl) == maximize
+        if mine:
+            first = legal
+            first_high = self.tn == self.n - 1
+            second = 0
         else:
-            # Cards that take the trick over.
-            ws = wc // 6
-            beat = legal & _above(wc)
+            first = legal & _above(wc)
             trump = self.trump
-            if not self.crawl and trump >= 0 and ws != trump:
-                beat |= legal & SUIT_MASKS[trump]
-            if mine:
-                if last:
-                    _append_high_first(order, legal)
-                else:
-                    _append_low_first(order, legal)
-            else:
-                _append_high_first(order, beat)
-                _append_low_first(order, legal & ~beat)
+            if not self.crawl and trump >= 0 and wc // 6 != trump:
+                first |= legal & SUIT_MASKS[trump]
+            first_high = True
+            second = legal & ~first
         best_v = -INF if maximize else INF
-        for c in order:
-            v = self.after_follow(seat, c, win, alpha, beta)
-            if maximize:
-                if v > best_v:
-                    best_v = v
-                    if v > alpha:
-                        alpha = v
-            elif v < best_v:
-                best_v = v
-                if v < beta:
-                    beta = v
-            if alpha >= beta:
-                break
-        return best_v
+        group = first
+        high = first_high
+        while True:
+            r = 5 if high else 0
+            while group:
+                rm = group & _RANK_MASKS[r]
+                group ^= rm
+                while rm:
+                    c = rm.bit_length() - 1 if high else (rm & -rm).bit_length() - 1
+                    rm ^= 1 << c
+                    v = self.after_follow(p, c, win, alpha, beta)
+                    if maximize:
+                        if v > best_v:
+                            best_v = v
+                            if v > alpha:
+                                alpha = v
+                                if alpha >= beta:
+                                    return best_v
+                    elif v < best_v:
+                        best_v = v
+                        if v < beta:
+                            beta = v
+                            if alpha >= beta:
+                                return best_v
+                r = r - 1 if high else r + 1
+            if not second:
+                return best_v
+            group = second
+            second = 0
+            high = False
 
-    def after_follow(self, seat: int, c: int, win: int, alpha: int, beta: int) -> int:
+    def after_follow(self, p: int, c: int, win: int, alpha: int, beta: int) -> int:
         tn = self.tn
         tb = self.tb
         tc = self.tc
         if self._beats(c, tc[tb + win]):
             win = tn
-        self.hands[seat] ^= 1 << c
-        self.key -= self.code[seat] << (self.bits * c)
+        self._toggle(p, c)
         tc[tb + tn] = c
-        self.ts[tb + tn] = seat
+        self.ts[tb + tn] = p
         if tn + 1 < self.n:
             self.tn = tn + 1
-            v = self.follow(self.succ[seat], win, alpha, beta)
+            v = self.follow(self._next(p), win, alpha, beta)
         else:
             winner = self.ts[tb + win]
             pts = 0
             for i in range(tb, tb + tn + 1):
                 pts += CARD_POINTS[tc[i]]
-            if not self.hands[winner]:
+            if not self.hand(winner):
                 v = (pts + self.piles) * self.w[winner]
             else:
                 add = pts * self.w[winner]
@@ -483,27 +529,25 @@ class Solver:
                 self.first = first
                 self.crawl = crawl
         self.tn = tn
-        self.key += self.code[seat] << (self.bits * c)
-        self.hands[seat] ^= 1 << c
+        self._toggle(p, c)
         return v
 
-    def _last_trick(self, seat: int) -> int:
+    def _last_trick(self, p: int) -> int:
         """Every hand holds one card: the trick plays itself."""
-        hands = self.hands
         trump = self.trump
-        c0 = hands[seat].bit_length() - 1
+        c0 = self.hand(p).bit_length() - 1
         best = c0
-        winner = seat
+        winner = p
         pts = CARD_POINTS[c0]
-        s = self.succ[seat]
-        while s != seat:
-            c = hands[s].bit_length() - 1
+        q = self._next(p)
+        while q != p:
+            c = self.hand(q).bit_length() - 1
             pts += CARD_POINTS[c]
             cs = c // 6
             if (cs == best // 6 and c > best) or (cs == trump and best // 6 != trump):
                 best = c
-                winner = s
-            s = self.succ[s]
+                winner = q
+            q = self._next(q)
         return (pts + self.piles) * self.w[winner]
 
 
