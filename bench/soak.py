@@ -70,11 +70,11 @@ from redis.backoff import ExponentialBackoff  # noqa: E402
 from redis.exceptions import ConnectionError as RedisConnectionError  # noqa: E402
 from redis.exceptions import RedisError  # noqa: E402
 from redis.exceptions import TimeoutError as RedisTimeoutError  # noqa: E402
-from redis_server import LocalRedisCluster, RedisServer  # noqa: E402
 from tgkit import COUNTED_METHODS, SEND_METHODS  # noqa: E402
 
 from adapters.telegram.limits import BUDGETED_METHODS  # noqa: E402
 from bench.faults import Balancer, BotProcess, FaultEvent, FaultPlan, environment, free_port  # noqa: E402
+from bench.redis_nodes import LocalRedisCluster, RedisServer  # noqa: E402
 from bench.redis_target import add_options  # noqa: E402
 from bench.tally import Tally, emit, refusal_code  # noqa: E402
 from bot.commands import MOVE_COMMANDS, from_payload  # noqa: E402
@@ -896,17 +896,14 @@ class Soak:
 
     async def consistent(self, table_id: str) -> list[str]:
         """Table, stream and deadline read in one MULTI/EXEC: the bots keep saving meanwhile, and reads
-        spread over several round trips could straddle a save and see a disagreement that is not there."""
+        spread over several round trips could straddle a save and see a disagreement that is not there.
+        The deadline's token lives in the table's hash (`dt`, issue 26), so one slot on a cluster too."""
         keys = self.store.keys
         async with self.raw.pipeline(transaction=True) as pipe:
-            pipe.hmget(keys.table(table_id), "v", "d")
+            pipe.hmget(keys.table(table_id), "v", "d", "dt")
             pipe.xrange(keys.stream(table_id))
-            if not self.args.cluster:
-                pipe.hget(keys.deadline_tokens(), table_id)
             read = await pipe.execute()
-        # In a cluster the deadlines live in another slot: no transaction spans both, read it after.
-        (raw_version, document), entries = read[0], read[1]
-        token = read[2] if len(read) > 2 else await self.raw.hget(keys.deadline_tokens(), table_id)
+        (raw_version, document, token), entries = read[0], read[1]
         if raw_version is None or document is None:
             return []
         version = int(raw_version)
@@ -1036,7 +1033,12 @@ class Soak:
                     )
                 continue
             late.append(fired[0] - (began[0] + self.args.turn_seconds))
-        overdue = await self.raw.zrangebyscore(f"{self.prefix}:{{deadlines}}:due", "-inf", time.time() - 40)
+        # A deadline (in its table's hash since issue 26) more than 40 s past that nothing fired.
+        overdue = []
+        for run in self.tables:
+            when = await self.raw.hget(self.store.keys.table(run.table_id), "dw")
+            if when and float(when) < time.time() - 40:
+                overdue.append(run.table_id)
         # No table stuck: each moved on after the last fault.
         stuck = [t for t, v in self.versions_after_faults.items() if after.get(t, {}).get("version", 0) <= v]
         not_advanced = [t for t, b in before.items() if after[t]["version"] <= b["version"]]
