@@ -5,7 +5,8 @@ e.g. after a Redis restart), so a save costs one round trip and no lock or WATCH
 the service talks to a chat platform.
 
 Standalone Redis (`cluster_safe=False`, the default): a save's script writes the document, version, TTL,
-stream entry, chat index, user indexes and deadline together; 1 round trip. The table also remembers
+stream entry, chat index, user indexes and deadline (and, when needed, its index entry) together; 1
+round trip. The table also remembers
 which users it lists and until when their indexes live; when a save makes the table outlive that
 horizon (a lobby becoming a game, a game going on for days), the reply names those users and one more
 pipelined round trip extends their indexes (`extend.lua`), so an index never expires under a live table
@@ -13,10 +14,31 @@ and never outlives its tables by more than `Retention.user_index_seconds`.
 
 Redis Cluster (`cluster_safe=True`): a script may only touch keys of one hash slot. The save script then
 writes table, stream and, when the chat key tags the same slot (the service uses the chat key as the
-table id, so it does), the chat index; user indexes, the deadline and a chat index in another slot follow
-in one pipeline after the compare-and-set succeeded (2 round trips for such saves, the second fanned out
-per node). That second step is idempotent but not atomic with the first: a process dying between the
-two leaves the table without its new deadline or index entries, which a periodic sweep must repair.
+table id, so it does), the chat index and the table's deadline; user indexes, a deadline index entry
+when one is needed, and a chat index in another slot follow in one pipeline after the compare-and-set
+succeeded (2 round trips for such saves, the second fanned out per node). That second step is
+idempotent but not atomic with the first: a process dying between the two leaves user indexes behind
+(hints, pruned on read) or the deadline unindexed, which the sweep (`repair_deadlines`) repairs.
+
+Deadlines (issue 26): no key is written by every move. The truth is in the table's hash (dw when, dt
+token, dg generation: raised by every change, and never below the server clock in µs, so a table opened
+again under its id outranks what its predecessor left), written by the save script. The due index is
+sharded (`KeyLayout.due`, `REDIS_DEADLINE_SHARDS`) and holds a lower bound per table: di, in the
+table's hash, is the bound the index is known to hold, and a deadline at or after it writes no index at
+all (most moves: a turn's deadline only moves later); an earlier one, or one with no bound known, is put
+into the shard (inline on standalone Redis, the follow-up on a cluster). Index writes carry the
+generation: a put applies unless the entry is newer, a drop removes only its own generation or older, so
+claimers and savers may interleave in any order (lua/_index.lua). `claim_due` takes due entries per
+shard (leasing them), then checks each against its table: gone or without a deadline → dropped; not
+due → put back at the true time; due → returned, and di forgotten so that the next deadline set,
+whatever its time, indexes itself over the lease. A dropped deadline leaves its entry as a stale bound
+until it comes due. The invariant: a table with a deadline has an entry at or below it, so a deadline
+may be looked at early but never fires late; what breaks it (a lost node's shards, a death between a
+cluster save and its index write) the sweep repairs.
+
+Acknowledged moves (`wait_replicas`): the save and a `WAIT n timeout` go in one request on one
+connection (WAIT counts that connection's writes only), to the table's master on a cluster; fewer
+acknowledgements than asked raise `StorageUncertain` after the save's follow-up is written.
 
 Connection trouble (refused, reset, timeout, loading, read-only replica after failover, cluster down)
 surfaces as `StorageUnavailable` after the client's own retries; the client reconnects by itself.
