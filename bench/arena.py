@@ -3,7 +3,7 @@
     python bench/arena.py --candidate medium --baseline easy --preset polish --players 3 \
         --deals 2000 --seed 1 --json
 
-Same options and output as the ``arena`` subcommand (see ``bot/cli_arena.py`` for the method).
+Same options and output as the ``arena`` subcommand (the method: ``core/ai/arena.py``).
 Figures of full runs are kept in ``bench/results/ai.md``.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot.cli_arena import main
+from adapters.cli_arena import main
 
 if __name__ == "__main__":
     main()

@@ -73,7 +73,7 @@ class BotProcess:
         command = [
             sys.executable,
             "-c",
-            "from bot.cli import main; main()",
+            "from adapters.cli import main; main()",
             "telegram",
             "--webhook",
             self.webhook_url,

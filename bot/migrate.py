@@ -17,26 +17,34 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from bot.model import ChatRef, Command
-from bot.storage import VersionConflict
+from bot.settings import Settings
+from bot.storage import Store, VersionConflict
 from bot.table import TableDoc
-
-if TYPE_CHECKING:
-    from bot.service import Service
 
 __all__ = ["follow_move", "move_chat"]
 
 log = logging.getLogger("thousand.migrate")
 
 
-def _ttl(service: Service, doc: TableDoc) -> float:
+class HasStore(Protocol):
+    """What a move needs of the service: its store and settings (the service calls in, never the reverse)."""
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def settings(self) -> Settings: ...
+
+
+def _ttl(service: HasStore, doc: TableDoc) -> float:
     s = service.settings
     return {"lobby": s.lobby_ttl, "game": s.game_ttl, "finished": s.finished_ttl}[doc.status]
 
 
-async def move_chat(service: Service, old: ChatRef, new: ChatRef) -> tuple[str, ...] | None:
+async def move_chat(service: HasStore, old: ChatRef, new: ChatRef) -> tuple[str, ...] | None:
     """Move the chat's table and settings from `old` to `new`. When this call moved a table: the user
     keys of its seats (the adapter re-keys their private messages); None when there was no table to move
     (none, or another call moved it first, or the new chat has its own). Safe to call twice and from
@@ -76,7 +84,7 @@ async def move_chat(service: Service, old: ChatRef, new: ChatRef) -> tuple[str, 
     return None
 
 
-async def _move_settings(service: Service, old: ChatRef, new: ChatRef) -> bool:
+async def _move_settings(service: HasStore, old: ChatRef, new: ChatRef) -> bool:
     store = service.store
     old_id, new_id = f"settings:{old.key}", f"settings:{new.key}"
     for _ in range(service.settings.cas_retries):
@@ -95,7 +103,7 @@ async def _move_settings(service: Service, old: ChatRef, new: ChatRef) -> bool:
     return False
 
 
-async def follow_move(service: Service, command: Command) -> Command:
+async def follow_move(service: HasStore, command: Command) -> Command:
     """The command as it applies after a move: a button naming a table that moved (drawn before the move)
     is for the moved table, and if it was pressed in the old chat its group messages go to the new chat.
     The command itself when nothing moved. The service asks only when the button's table is missing, so
