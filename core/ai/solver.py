@@ -46,6 +46,7 @@ _OFF: Final = 1 << 23
 """Offset of the bounds packed in a table entry: 24 bits each, values stay far inside (a deal gives
 at most some hundreds of points, times the declarer's weight)."""
 _FIELD: Final = (1 << 24) - 1
+_QK_ALL: Final = MARRIAGE_MASKS[0] | MARRIAGE_MASKS[1] | MARRIAGE_MASKS[2] | MARRIAGE_MASKS[3]
 _RANK_MASKS: Final = tuple(sum(1 << (6 * s + r) for s in range(4)) for r in range(6))
 _BELOW: Final = tuple((1 << c) - 1 for c in range(25))
 """Cards numbered below ``c`` (any suit)."""
@@ -88,6 +89,7 @@ class Solver:
         "nodes",
         "piles",
         "pos_of",
+        "rem",
         "root",
         "seat_of",
         "table",
@@ -97,6 +99,7 @@ class Solver:
         "trump",
         "ts",
         "w",
+        "wmin",
     )
 
     def __init__(self, sim: Sim, weights: Sequence[int]) -> None:
@@ -129,6 +132,17 @@ class Solver:
         self.must_beat: bool = pr.must_beat
         self.crawl_rule: bool = pr.crawl
         self.piles: int = sim.piles_points
+        rem = 0
+        for seat in seats:
+            h = sim.hands[seat]
+            while h:
+                low = h & -h
+                rem += CARD_POINTS[low.bit_length() - 1]
+                h ^= low
+        self.rem: int = rem
+        """Card points in the hands."""
+        self.wmin: int = min(0, *self.w)
+        """The lowest weight: a defender's, never above 0."""
         self.first: bool = sim.tricks == 0
         self.crawl: bool = sim.crawl
         self.trump: int = sim.trump
@@ -358,6 +372,14 @@ class Solver:
         hand = self.hand(p)
         if hand & (hand - 1) == 0:
             return self._last_trick(p)
+        # Neither side can take more than the points left (and the marriages still in hands).
+        left = self.rem + self.piles
+        top = (left + self._marriages(True)) * self.w[self.decl]
+        if top <= alpha:
+            return top
+        bottom = (left + self._marriages(False)) * self.wmin
+        if bottom >= beta:
+            return bottom
         key = self.key | (p << self.kshift) | ((self.trump + 1) << (self.kshift + 2))
         table = self.table
         entry = table.get(key)
@@ -391,6 +413,22 @@ class Solver:
             hi = _OFF - 1
         table[key] = (lo + _OFF) | ((hi + _OFF) << 24) | ((self.best + 1) << 48)
         return v
+
+    def _marriages(self, declarer: bool) -> int:
+        """The most the declarer's (or the defenders') marriages still held could give."""
+        total = 0
+        for p in range(self.n):
+            if (p == self.decl) != declarer:
+                continue
+            hand = self.hand(p)
+            if hand & _QK_ALL:
+                for s in range(4):
+                    m = MARRIAGE_MASKS[s]
+                    if hand & m == m:
+                        total += self.mvals[s]
+            if self.ace and hand & ACES == ACES:
+                total += self.ace_value
+        return total
 
     def _lead_search(self, p: int, alpha: int, beta: int, hint: int) -> int:
         """Best value over the leads; the best lead is left in ``self.best`` (-1 for the crawl)."""
@@ -431,6 +469,7 @@ class Solver:
                 gain = self.mvals[c // 6] * self.w[p]
                 self.trump = c // 6
         self._toggle(p, c)
+        self.rem -= CARD_POINTS[c]
         tb = self.tb
         self.tc[tb] = c
         self.ts[tb] = p
@@ -438,6 +477,7 @@ class Solver:
         v = gain + self.follow(self._next(p), 0, alpha - gain, beta - gain)
         self.tn = 0
         self._toggle(p, c)
+        self.rem += CARD_POINTS[c]
         self.trump = trump
         return v
 
@@ -504,6 +544,7 @@ class Solver:
         if self._beats(c, tc[tb + win]):
             win = tn
         self._toggle(p, c)
+        self.rem -= CARD_POINTS[c]
         tc[tb + tn] = c
         self.ts[tb + tn] = p
         if tn + 1 < self.n:
@@ -530,6 +571,7 @@ class Solver:
                 self.crawl = crawl
         self.tn = tn
         self._toggle(p, c)
+        self.rem += CARD_POINTS[c]
         return v
 
     def _last_trick(self, p: int) -> int:
