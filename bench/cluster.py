@@ -72,10 +72,25 @@ from bot.storage import RedisStore, StorageUnavailable  # noqa: E402
 from bot.table import TableDoc  # noqa: E402
 from core.game import GameState  # noqa: E402
 
-RATES = ("moves_per_s", "commands_per_s", "p50_ms", "p99_ms", "moves_per_s_per_master")
+RATES = (
+    "moves_per_s",
+    "commands_per_s",
+    "p50_ms",
+    "p99_ms",
+    "moves_per_s_per_master",
+    "redis_ceiling_moves_per_s",
+)
 UNAVAILABLE = frozenset({"unavailable"})
 """Refusal codes that say the storage failed (the outage's answer, not the bench's mistake)."""
-PHASES = ("one-server", "cluster", "cluster-wait", "failover", "failover-wait", "failover-no-replicas")
+PHASES = (
+    "one-server",
+    "cluster",
+    "cluster-wait",
+    "failover",
+    "failover-wait",
+    "failover-no-replicas",
+    "single-slots",
+)
 
 
 def is_unavailable(code: str) -> bool:
@@ -326,6 +341,16 @@ def commandstats(port: int) -> dict[str, int]:
     return out
 
 
+def cpu_seconds(port: int) -> float:
+    """CPU time the node's process used so far (INFO cpu: user + system, all its threads)."""
+    total = 0.0
+    with contextlib.suppress(OSError, RuntimeError):
+        for line in command(port, "INFO", "cpu").splitlines():
+            if line.startswith(("used_cpu_user:", "used_cpu_sys:")):
+                total += float(line.split(":", 1)[1])
+    return total
+
+
 def processed(port: int) -> int:
     with contextlib.suppress(OSError, RuntimeError):
         for line in command(port, "INFO", "stats").splitlines():
@@ -391,6 +416,7 @@ async def throughput(name: str, target: Target, options: Options, *, wait: int =
         owner = target.slot_owner()
         stats_before = {p: commandstats(p) for p in ports}
         processed_before = {p: processed(p) for p in ports}
+        cpu_before = {p: cpu_seconds(p) for p in ports}
         trips_before = store.round_trips
         began = time.monotonic()
         progress = Progress(options.progress, name, play, began)
@@ -404,6 +430,7 @@ async def throughput(name: str, target: Target, options: Options, *, wait: int =
         trips = store.round_trips - trips_before
         stats_after = {p: commandstats(p) for p in ports}
         processed_after = {p: processed(p) for p in ports}
+        cpu_after = {p: cpu_seconds(p) for p in ports}
     finally:
         await service.close()
         await store.close()
@@ -427,6 +454,10 @@ async def throughput(name: str, target: Target, options: Options, *, wait: int =
         for p in ports
     }
     moves = play.tally.accepted["move"]
+    # Each master is one core's worth of Redis: the run's moves/s over the busiest master's share of a
+    # core is where that master would be full (the bench's one Python process is the limit of the run).
+    busy = {p: (cpu_after[p] - cpu_before[p]) / elapsed for p in ports}
+    busiest = max(busy.values()) if busy else 0.0
     n = len(play.latencies)
     play.latencies.sort()
     figures: dict[str, Any] = {
@@ -451,6 +482,11 @@ async def throughput(name: str, target: Target, options: Options, *, wait: int =
         "commands_processed_total_delta": {str(p): processed_after[p] - processed_before[p] for p in ports},
         "bench_reads_per_master": {str(p): own[p] for p in ports},
         "top_commands_per_master": by_command,
+        "redis_cpu_share_of_a_core": {str(p): round(b, 3) for p, b in sorted(busy.items())},
+        "redis_cpu_us_per_move": round(sum(cpu_after[p] - cpu_before[p] for p in ports) / moves * 1e6, 1)
+        if moves
+        else None,
+        "redis_ceiling_moves_per_s": round(moves / elapsed / busiest) if moves and busiest else None,
         "accepted_by_kind": dict(sorted(play.kinds.items())),
     }
     result, status = play.tally.report(figures, RATES)
@@ -513,6 +549,17 @@ async def failover(
             return 0.0
         return max(b - a for a, b in itertools.pairwise(times))
 
+    def stall_start(log: TableLog) -> float:
+        """When the longest stall after the kill began, from the kill (negative: before it)."""
+        times = [killed_at - 0.001, *[t for t in log.accepted_at if t >= killed_at], ended]
+        gaps = [(b - a, a) for a, b in itertools.pairwise(times)]
+        return max(gaps)[1] - killed_at
+
+    def gap_before(log: TableLog) -> float:
+        """The longest time without an accepted move in the seconds before the kill (the run's noise)."""
+        times = [t for t in log.accepted_at if began + 1.0 <= t < killed_at]
+        return max((b - a for a, b in itertools.pairwise(times)), default=0.0)
+
     def back_after(log: TableLog) -> float | None:
         """From the kill to the answer of the first move sent after it and accepted (a move in flight
         at the kill may still be answered by the dying node's last reply)."""
@@ -538,6 +585,17 @@ async def failover(
             survivor_stalls[len(survivor_stalls) // 2] if survivor_stalls else None
         ),
         "surviving_tables_answered_unavailable": sum(len(log.unavailable_at) for log in survivors),
+        "surviving_tables_longest_gap_before_kill_s": round(
+            max((gap_before(log) for log in survivors), default=0.0), 2
+        ),
+        "surviving_tables_stall_began_after_kill_s": (
+            round(
+                sorted(stall_start(log) for log in survivors if not log.finished)[len(survivor_stalls) // 2],
+                2,
+            )
+            if survivor_stalls
+            else None
+        ),
         "killed_tables_back_after_s": (
             max(b for b in backs if b is not None) if backs and all(b is not None for b in backs) else None
         ),
@@ -612,23 +670,125 @@ async def audit(store: RedisStore, play: Play, lost: set[str]) -> dict[str, Any]
 
 
 async def timers_after_tick(service: Service, play: Play) -> int | None:
-    """Live tables without a deadline in the index, after one tick (where a repair sweep runs)."""
+    """Live tables whose deadline (in the table's hash) has no entry at or before it in its shard of the
+    due index, after the timer loop's repair sweep and one tick (`Service.sweep_deadlines`, `tick`)."""
+    store = service.store
+    assert isinstance(store, RedisStore)
+    keys = store.keys
     try:
+        await service.sweep_deadlines()
         await service.tick()
-        timed = set(await service.store.tables_with_deadlines(100_000))
+        missing = 0
+        for key, log in play.logs.items():
+            if log.finished:
+                continue
+            _, doc = await service.load(key)
+            if doc is None or doc.status != "game":
+                continue
+            when = await store._call("HGET", keys.table(key), "dw")
+            if when is None:
+                missing += 1
+                continue
+            indexed = await store._call("ZSCORE", keys.due_of(key)[0], key)
+            if indexed is None or float(indexed) > float(when):
+                missing += 1
+        return missing
     except StorageUnavailable:
         return None
-    live = 0
-    for key, log in play.logs.items():
-        if log.finished:
-            continue
-        try:
-            _, doc = await service.load(key)
-        except StorageUnavailable:
-            continue
-        if doc is not None and doc.status == "game" and key not in timed:
-            live += 1
-    return live
+
+
+# --- the single slots that remain ------------------------------------------------------------------
+
+
+async def single_slots(target: Target, options: Options) -> dict[str, Any]:
+    """Redis CPU per operation of the keys that stay in one slot whatever the number of masters, on one
+    server: each ceiling is one core (a master) divided by it. `{sends}`: `acquire_sends` with a chat,
+    group and global bucket as the Telegram adapter asks (chats and groups rotating, the clock advanced
+    one 30th of a second per send, so the global bucket stays just within 30/s). The relay stream of a
+    platform: `RedisRelay.hand_over`'s XADD (MAXLEN ~100,000) + EXPIRE per message, and a consumer's
+    XREADGROUP of 10 and XACK of each. `{mm}`: bench/matchmaking.py (1,500 players at 100/s over 2
+    processes, matching every 0.25 s) with its CPU divided by the players queued."""
+    import redis.asyncio as aioredis
+
+    from bench import matchmaking
+    from bot.storage import SendBucket
+
+    port = target.master_ports()[0]
+    out: dict[str, Any] = {}
+    n = 10_000 if options.seconds >= 5 else 2_000
+    prefix = f"bench-slots-{random.randrange(1 << 30):x}"
+    store = RedisStore.from_url(target.url, prefix=prefix)
+    try:
+        before, began = cpu_seconds(port), time.monotonic()
+        now = time.time()
+        for i in range(n):
+            buckets = [
+                SendBucket(f"chat:{i % 997}", 1, 1.0),
+                SendBucket(f"group:{i % 211}", 20, 60.0),
+                SendBucket("global", 30, 1.0),
+            ]
+            await store.acquire_sends(buckets, now=now + i / 30)
+        used, took = cpu_seconds(port) - before, time.monotonic() - began
+    finally:
+        await store.close()
+    us = used / n * 1e6
+    out["sends"] = {
+        "operations": n,
+        "redis_cpu_us_per_send": round(us, 1),
+        "ceiling_sends_per_s": round(1e6 / us) if us else None,
+        "client_sends_per_s": round(n / took),
+    }
+    client = aioredis.Redis.from_url(target.url, decode_responses=True)
+    stream = f"{prefix}:{{relay:bench}}:out"
+    try:
+        await client.xgroup_create(stream, "deliver", id="0", mkstream=True)
+        before, began = cpu_seconds(port), time.monotonic()
+        for i in range(n):
+            async with client.pipeline(transaction=False) as pipe:
+                pipe.xadd(stream, {"id": f"{i:016x}", "m": "x" * 600}, maxlen=100_000, approximate=True)
+                pipe.expire(stream, 86_400)
+                await pipe.execute()
+            if i % 10 == 9:
+                got: Any = await client.xreadgroup("deliver", "c1", {stream: ">"}, count=10)
+                for _, items in got or []:
+                    for entry_id, _ in items:
+                        await client.xack(stream, "deliver", entry_id)
+        used, took = cpu_seconds(port) - before, time.monotonic() - began
+    finally:
+        await client.delete(stream)
+        await client.aclose()
+    us = used / n * 1e6
+    out["relay_stream"] = {
+        "messages": n,
+        "redis_cpu_us_per_message": round(us, 1),
+        "ceiling_messages_per_s": round(1e6 / us) if us else None,
+        "client_messages_per_s": round(n / took),
+    }
+    players = 1_500
+    before, stats_before = cpu_seconds(port), commandstats(port)
+    figures, status = await asyncio.to_thread(
+        matchmaking.run_counted,
+        url=target.url,
+        players=players,
+        rate=100.0,
+        processes=2,
+        drain=3.0,
+        seed=options.seed,
+    )
+    used, stats_after = cpu_seconds(port) - before, commandstats(port)
+    calls = sum(stats_after.values()) - sum(stats_before.values())
+    us = used / players * 1e6
+    out["mm"] = {
+        "players": players,
+        "arrivals_per_s": 100,
+        "redis_cpu_us_per_player": round(us, 1),
+        "commands_per_player": round(calls / players, 1),
+        "ceiling_players_per_s": round(1e6 / us) if us else None,
+        "lost": figures.get("lost"),
+        "round_trips_per_player": figures.get("round_trips_per_player"),
+        "exit_status": status,
+    }
+    return out
 
 
 # --- the run --------------------------------------------------------------------------------------
@@ -644,18 +804,19 @@ async def run_phases(phases: list[str], options: Options, given: tuple[str, bool
                 continue
             wait = 1 if name.endswith("-wait") else 0
             if given is not None:
-                if name.startswith("failover"):
-                    out[name] = {"skipped": "failover only on a cluster this bench starts"}
+                if name.startswith("failover") or name == "single-slots":
+                    out[name] = {"skipped": "only on a Redis this bench starts"}
                     continue
                 if (name == "one-server") == given[1]:
                     continue
                 out[name] = await throughput(name, Target(given[0], given[1]), options, wait=wait)
                 continue
-            kind = (
-                "server" if name == "one-server" else "bare" if name == "failover-no-replicas" else "cluster"
-            )
+            kinds = {"one-server": "server", "single-slots": "server", "failover-no-replicas": "bare"}
+            kind = kinds.get(name, "cluster")
             with started(kind, base / name, node_timeout_ms=options.node_timeout_ms) as target:
-                if name.startswith("failover"):
+                if name == "single-slots":
+                    out[name] = await single_slots(target, options)
+                elif name.startswith("failover"):
                     out[name] = await failover(name, target, options, wait=wait, replicas=kind == "cluster")
                 else:
                     out[name] = await throughput(name, target, options, wait=wait)
@@ -691,7 +852,7 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             parser.error(f"unknown phases {unknown}; known: {', '.join(PHASES)}")
     else:
-        phases = ["one-server", "cluster", "cluster-wait"]
+        phases = ["one-server", "cluster", "cluster-wait", "single-slots"]
         if args.failover:
             phases += ["failover", "failover-wait", "failover-no-replicas"]
     # The service logs each unavailable answer; the outage is counted in the JSON instead.
