@@ -374,12 +374,14 @@ class Solver:
             return self._last_trick(p)
         # Neither side can take more than the points left (and the marriages still in hands).
         left = self.rem + self.piles
-        top = (left + self._marriages(True)) * self.w[self.decl]
-        if top <= alpha:
-            return top
-        bottom = (left + self._marriages(False)) * self.wmin
-        if bottom >= beta:
-            return bottom
+        if left * self.w[self.decl] <= alpha:
+            top = (left + self._marriages(True)) * self.w[self.decl]
+            if top <= alpha:
+                return top
+        if left * self.wmin >= beta:
+            bottom = (left + self._marriages(False)) * self.wmin
+            if bottom >= beta:
+                return bottom
         key = self.key | (p << self.kshift) | ((self.trump + 1) << (self.kshift + 2))
         table = self.table
         entry = table.get(key)
@@ -489,9 +491,20 @@ class Solver:
         the trick over high first, then the others low first.
         """
         self.nodes += 1
+        left = self.rem + self.piles
+        tb = self.tb
+        for i in range(tb, tb + self.tn):
+            left += CARD_POINTS[self.tc[i]]
+        if left * self.w[self.decl] <= alpha:
+            top = (left + self._marriages(True)) * self.w[self.decl]
+            if top <= alpha:
+                return top
+        if left * self.wmin >= beta:
+            bottom = (left + self._marriages(False)) * self.wmin
+            if bottom >= beta:
+                return bottom
         legal = self._playable(p)
         maximize = p == self.decl
-        tb = self.tb
         wc = self.tc[tb + win]
         mine = (self.ts[tb + win] == self.decl) == maximize
         if mine:
