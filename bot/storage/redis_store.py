@@ -86,6 +86,9 @@ __all__ = ["RedisStore"]
 
 log = logging.getLogger("thousand.storage")
 
+_REPLICAS_RECHECK_S: Final = 5.0
+"""How long a master seen with fewer replicas than `wait_replicas` is waited on for only those."""
+
 _UNAVAILABLE: Final = (
     rx.ConnectionError,  # includes BusyLoadingError (LOADING after a restart with persistence)
     rx.TimeoutError,
@@ -203,6 +206,8 @@ class RedisStore(Store):
         self.keys = KeyLayout(prefix, deadline_shards)
         self._wait_replicas = wait_replicas
         self._wait_timeout_ms = wait_timeout_ms
+        self._replicas_seen: dict[str, tuple[int, float]] = {}
+        """Per node: replicas seen attached when a WAIT came short, and until when that is believed."""
         self._cluster = cluster_safe
         self._stream_maxlen = stream_maxlen
         self._retention = retention
@@ -464,17 +469,18 @@ class RedisStore(Store):
         if self._wait_replicas <= 0:
             return await self._script(_SAVE, keys, args), None
         async with self._session():
+            node = self._r.get_node_from_key(table_key) if isinstance(self._r, RedisCluster) else None
+            name = "" if node is None else node.name
+            wanted = self._wanted_replicas(name)
+            if wanted == 0:
+                # A master known to have no replica (its own was lost and promoted it): nothing to
+                # wait for, and nothing more to be had; the save is as safe as this master.
+                return await self._script(_SAVE, keys, args), self._wait_replicas
             for command, body in (("EVALSHA", _SAVE.sha), ("EVAL", _SAVE.source)):
                 pipe = self._r.pipeline(transaction=False)
                 pipe.execute_command(command, body, len(keys), *keys, *args)
-                node = None
-                if isinstance(self._r, RedisCluster):
-                    node = self._r.get_node_from_key(table_key)
-                    pipe.execute_command(
-                        "WAIT", self._wait_replicas, self._wait_timeout_ms, target_nodes=node
-                    )
-                else:
-                    pipe.execute_command("WAIT", self._wait_replicas, self._wait_timeout_ms)
+                options: dict[str, Any] = {} if node is None else {"target_nodes": node}
+                pipe.execute_command("WAIT", wanted, self._wait_timeout_ms, **options)
                 reply, acked = await pipe.execute(raise_on_error=False)
                 if isinstance(reply, rx.NoScriptError):
                     continue  # not run: send the source (the WAIT beside it counted nothing)
@@ -486,8 +492,32 @@ class RedisStore(Store):
                     now_at = self._r.get_node_from_key(table_key)
                     if now_at is None or now_at.name != node.name:
                         return reply, 0
-                return reply, int(acked)
+                if int(acked) >= wanted:
+                    return reply, self._wait_replicas
+                # Too few: a replica slow or cut off (uncertain), or none left to ask (after a failover
+                # the promoted master has none until the lost node comes back as its replica).
+                online = await self._online_replicas(node)
+                self._replicas_seen[name] = (online, time.monotonic() + _REPLICAS_RECHECK_S)
+                return reply, self._wait_replicas if online == 0 else int(acked)
         raise AssertionError("unreachable: EVAL does not answer NOSCRIPT")
+
+    def _wanted_replicas(self, node: str) -> int:
+        """How many replicas to WAIT for on `node`: `wait_replicas`, or fewer for a while after the node
+        was seen with fewer replicas attached (0: none to wait for)."""
+        seen = self._replicas_seen.get(node)
+        if seen is None or seen[1] < time.monotonic():
+            return self._wait_replicas
+        return min(self._wait_replicas, seen[0])
+
+    async def _online_replicas(self, node: Any) -> int:
+        """Replicas attached to `node` (INFO replication, state=online)."""
+        options: dict[str, Any] = {} if node is None else {"target_nodes": node}
+        info = await self._r.execute_command("INFO", "replication", **options)
+        if isinstance(info, dict) and node is not None and node.name in info:
+            info = info[node.name]
+        if isinstance(info, dict):
+            return sum(1 for k, v in info.items() if k.startswith("slave") and "online" in str(v))
+        return str(info).count("state=online")
 
     async def delete(
         self,
