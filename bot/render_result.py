@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from bot.i18n import N_, Translator
 from bot.model import Button
 from bot.reader import TO_READER, about
-from bot.render import PLAYED_ONLY, Payload, Rendered, Trick, _names, _trick_text, escape_code, trick_lines
+from bot.render import PLAYED_ONLY, Payload, Rendered, Trick, escape_code, seat_names, trick_lines, trick_text
 from bot.views import SeatLabel
 from core.rules import Rounding, RuleSet
 from core.scoring import DealResult, round_defender
@@ -120,7 +120,7 @@ def render_result(
     (`DealResult.talon`), whoever took it. `barrel_before`: who was on the barrel when the deal began, and
     `sitting_out` the seat that sat it out, so that a zero says why; `rules`: each rounded score says
     from what (without them nothing is said of rounding)."""
-    names = _names(t, seats)
+    names = seat_names(t, seats)
     lines = [t._("**Deal {number}: result**").format(number=r.number + 1)]
     if r.talon and r.declarer >= 0:
         lines.append(talon_of_deal(t, r, names, reader))
@@ -129,7 +129,7 @@ def render_result(
         cards, trick_seats, winner = last_trick
         lines.append(
             t._("Last trick: {cards} → {name}").format(
-                cards=_trick_text(t, names, cards, trick_seats), name=names[winner]
+                cards=trick_text(t, names, cards, trick_seats), name=names[winner]
             )
         )
     lines.append(ending_text(t, r, names, reader))
@@ -206,7 +206,7 @@ def render_score_sheet(
         lines.append(t._("No deal has been played yet."))
     if winner is not None:
         winners = winner if isinstance(winner, tuple) else (winner,)
-        names = _names(t, seats)
+        names = seat_names(t, seats)
         won = ", ".join(names[w] for w in winners)
         lines.append("🏆 " + t._("Winner: {names}").format(names=won))
     elif ended == "ended":
