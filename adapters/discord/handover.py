@@ -6,17 +6,18 @@ update or timer tick that caused it, and the stop sequence waits for those (the 
 within the budget's 5 s window, so for `DELIVER_ON_STOP` seconds after the stop request nothing changes.
 Then the budget gives way (`GivingWayBudget`: its waits end at once, and `acquire` says no), and
 `Outbox._to_channel` passes the refused message to `Handover.refused`, which keeps it in the store
-(`Store.hand_over`, platform `dc`, under the channel's table id, with the table version); the update
-then ends and the process stops. A stopping process keeps only channel messages (tables, results,
-lobbies, notes to the channel); a turn ping cut short is not kept (the next process pings the next turn,
-and the player's hand has their turn), nor are private hands (they are not budgeted: never waiting).
+(`Store.hand_over`, platform `dc`, under the channel's table id, with the table version; the message in
+the relay codec's JSON); the update then ends and the process stops. A stopping process keeps only
+channel messages (tables, results, lobbies, notes to the channel); a turn ping cut short is not kept
+(the next process pings the next turn, and the player's hand has their turn), nor are private hands
+(they are not budgeted: never waiting).
 
-Every live process looks every `POLL_SECONDS` (`Handover.start`): each message taken goes through
-`Outbox.deliver` as if the service had just sent it, one channel's in order, inside an update of the
-stop sequence (so a process stopping while it sends them hands them over again). Before that, a message
-whose key the channel already shows at its version or a newer one is dropped: it was sent meanwhile (by
-this hand-over taken twice, or the interaction path), and an older state never replaces a newer one
-(`Outbox._outdated` checks the rest after every wait).
+Every live process looks every `POLL_SECONDS` (`Handover.start`, with `bot.relay.handover`'s poller):
+each message taken goes through `Outbox.deliver` as if the service had just sent it, one channel's in
+order, inside an update of the stop sequence (so a process stopping while it sends them hands them over
+again). Before that, a message whose key the channel already shows at its version or a newer one is
+dropped: it was sent meanwhile (by this hand-over taken twice, or the interaction path), and an older
+state never replaces a newer one (`Outbox._outdated` checks the rest after every wait).
 
 With a store that dies with the process (memory), nothing can be handed over: the refused messages are
 counted as lost (`GracefulShutdown.undelivered`: exit status 3).
@@ -34,6 +35,7 @@ from typing import TYPE_CHECKING, Final
 
 from bot.model import Button, ChatRef, Group, Message
 from bot.ops.shutdown import GracefulShutdown, ShuttingDown
+from bot.relay.handover import POLL_SECONDS, HandoverPoller, neutral_message, neutral_payload
 from bot.storage import HandedOver, StorageError, Store
 
 from .budget import ChannelBudget
@@ -60,32 +62,14 @@ HANDOVER_PLATFORM: Final = "dc"
 """`HandedOver.platform` of Discord's messages."""
 DELIVER_ON_STOP: Final = 5.0
 """Seconds after the stop request during which channel sends still wait for the budget (one window)."""
-POLL_SECONDS: Final = 1.0
-"""How often a live process looks for handed-over messages (one store round trip when there are none)."""
-TABLES_PER_LOOK: Final = 200
 SETTLE_SECONDS: Final = 3.0
 """At the flush, how long to wait for sends still in the budget to give way and be handed over."""
 
 
 def payload_of(m: Message) -> str:
-    """A channel message as the store keeps it (`message_of` reads it back)."""
+    """A channel message as the store keeps it (`message_of` reads it back): the relay codec's JSON."""
     assert isinstance(m.audience, Group)
-    chat = m.audience.chat
-    return json.dumps(
-        {
-            "chat": [chat.platform, chat.chat_id, chat.title],
-            "text": m.text,
-            "buttons": [[[b.label, b.payload] for b in row] for row in m.buttons],
-            "notify": m.notify,
-            "language": m.language,
-            "kind": m.kind,
-            "heading": m.heading,
-            "series": m.series,
-            "optional": m.optional,
-        },
-        separators=(",", ":"),
-        ensure_ascii=False,
-    )
+    return neutral_payload(m)
 
 
 def message_of(handed: HandedOver) -> Message | None:
@@ -93,20 +77,29 @@ def message_of(handed: HandedOver) -> Message | None:
     parse. Images and files are not kept (`refused` hands over only messages without them)."""
     if handed.platform != HANDOVER_PLATFORM:
         return None
+    m = neutral_message(handed)
+    if m is None:
+        m = _legacy_message_of(handed.payload, handed.key, handed.version)
+    return m if m is not None and isinstance(m.audience, Group) else None
+
+
+def _legacy_message_of(payload: str, key: str | None, version: int | None) -> Message | None:
+    """A payload in the form this adapter wrote before it used the relay codec, which a process of the
+    previous release may hand over during a rolling upgrade. To go with the release after this one."""
     try:
-        data = json.loads(handed.payload)
+        data = json.loads(payload)
         platform, chat_id, title = data["chat"]
         buttons = tuple(tuple(Button(str(label), str(p)) for label, p in row) for row in data["buttons"])
         return Message(
             Group(ChatRef(str(platform), str(chat_id), str(title))),
             str(data["text"]),
-            handed.key,
+            key,
             buttons=buttons,
             notify=bool(data["notify"]),
             language=str(data["language"]),
             kind=str(data["kind"]),
             heading=str(data["heading"]),
-            version=handed.version,
+            version=version,
             series=data["series"],
             optional=bool(data["optional"]),
         )
@@ -133,15 +126,15 @@ class Handover:
         self.interval = interval
         self.handed_over = 0
         self.lost = 0
-        self.taken = 0
         self.dropped = 0
         """Taken-over messages the channel already showed (at their version or a newer one)."""
         self.waiting = 0
         """Channel sends waiting for the budget right now (`GivingWayBudget`), and refused messages
         being written to the store: the flush waits for both before the store closes."""
         self._give_way = asyncio.Event()
-        self._stopped = asyncio.Event()
-        self._poller: asyncio.Task[None] | None = None
+        self.poller = HandoverPoller(
+            store, HANDOVER_PLATFORM, self._take, interval=interval, name="discord-handover"
+        )
         self._timer: asyncio.Task[None] | None = None
         self._sending: set[asyncio.Task[None]] = set()
         self._seq = itertools.count(1)
@@ -231,50 +224,32 @@ class Handover:
 
     # --- the taking side ----------------------------------------------------------------------------
 
+    @property
+    def taken(self) -> int:
+        """Handed-over messages taken by this process so far."""
+        return self.poller.taken
+
     def start(self) -> None:
         """Look for handed-over messages now and every `interval` seconds, until the stop."""
-        if self._poller is None and self.store.keeps_after_exit:
-            self._stopped.clear()
-            self._poller = asyncio.get_running_loop().create_task(self._run(), name="discord-handover")
+        self.poller.start()
 
     async def stop_taking(self) -> None:
-        task, self._poller = self._poller, None
-        self._stopped.set()
-        if task is not None:
-            await task  # a look under way ends: what it took is being sent, inside an update
+        await self.poller.stop()  # a look under way ends: what it took is being sent, inside an update
 
-    async def _run(self) -> None:
-        while not self._stopped.is_set():
-            try:
-                await self.take_once()
-            except Exception:
-                log.exception("taking handed-over messages failed")
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stopped.wait(), self.interval)
-
-    async def take_once(self) -> int:
-        """Take what is there and send it (one task per channel, in order); how many were taken."""
-        try:
-            taken = await self.store.take_handed_over(HANDOVER_PLATFORM, TABLES_PER_LOOK)
-        except StorageError:
-            log.warning("store unavailable: handed-over messages not taken this time", exc_info=True)
-            return 0
+    async def _take(self, handed: list[HandedOver]) -> int:
+        """Send what the poller took (one task per channel, in order); how many."""
         by_channel: dict[str, list[Message]] = {}
-        for handed in taken:
-            m = message_of(handed)
+        for h in handed:
+            m = message_of(h)
             if m is None:
                 log.warning("a handed-over message does not parse: dropped")
                 continue
-            by_channel.setdefault(handed.table_id, []).append(m)
+            by_channel.setdefault(h.table_id, []).append(m)
         for messages in by_channel.values():
             task = asyncio.get_running_loop().create_task(self._send(messages))
             self._sending.add(task)
             task.add_done_callback(self._sending.discard)
-        count = sum(len(v) for v in by_channel.values())
-        self.taken += count
-        if count:
-            log.info("%d channel message(s) a stopped process handed over are being sent here", count)
-        return count
+        return sum(len(v) for v in by_channel.values())
 
     async def _send(self, messages: list[Message]) -> None:
         try:

@@ -10,7 +10,8 @@ Every Bot API call goes through `SharedRateLimiter` (the budget in the store is 
 updates of one chat are handled in order, different chats at once (`ChatOrderedProcessor`).
 
 On SIGTERM the outbox delivers for up to `DELIVER_ON_STOP` seconds, then hands what still waits for a
-budget over to the store, and a live process's `HandoverPoller` sends it (see `outbox`). The poller stops
+budget over to the store, and a live process's `HandoverPoller` (`bot.relay.handover`) queues it in
+its outbox (see `outbox`). The poller stops
 with the intake, so a stopping process takes nothing it would have to hand over again.
 """
 
@@ -27,13 +28,14 @@ from telegram.request import BaseRequest
 from adapters.telegram.adapter import ALLOWED_UPDATES, TelegramAdapter
 from adapters.telegram.clock import Clock, SystemClock
 from adapters.telegram.limits import PAID_BROADCAST_RATE, SendLimits
-from adapters.telegram.outbox import StopReport
+from adapters.telegram.outbox import HANDOVER_PLATFORM, StopReport
 from adapters.telegram.processor import ChatOrderedProcessor
 from adapters.telegram.ratelimit import SharedRateLimiter
-from adapters.telegram.recovery import HandoverPoller
 from adapters.telegram.webapp import WebAppButtons
 from bot.model import Message
 from bot.ops.runtime import Runtime
+from bot.relay.handover import POLL_SECONDS, HandoverPoller
+from bot.storage import HandedOver
 
 __all__ = ["DELIVER_ON_STOP", "TelegramBot", "Webhook", "start_sender"]
 
@@ -131,7 +133,7 @@ class TelegramBot:
     ) -> None:
         """Connect (getMe), start the runtime (health, timers, signals), take updates (long polling, or
         the webhook listener and `setWebhook`), then set the command menu, report ready and take what
-        stopping processes hand over (every `handover_poll` seconds, `HANDOVER_POLL_SECONDS` by
+        stopping processes hand over (every `handover_poll` seconds, `bot.relay.handover.POLL_SECONDS` by
         default; only when the store outlives processes)."""
         app = self.application
         await app.initialize()
@@ -165,8 +167,15 @@ class TelegramBot:
         # Ready (for probes and the load balancer) once updates flow: polling runs or the webhook is set.
         await self.adapter.start()
         if self.runtime.store.keeps_after_exit:
-            options = {} if handover_poll is None else {"interval": handover_poll}
-            self.handover = HandoverPoller(self.runtime.store, self.adapter.outbox, **options)
+            outbox = self.adapter.outbox
+
+            async def take(handed: list[HandedOver]) -> int:
+                return outbox.take_over(handed)
+
+            interval = POLL_SECONDS if handover_poll is None else handover_poll
+            self.handover = HandoverPoller(
+                self.runtime.store, HANDOVER_PLATFORM, take, interval=interval, name="telegram-handover"
+            )
             self.handover.start()
         self._started = True
 

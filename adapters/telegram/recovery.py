@@ -12,27 +12,23 @@ process to have sent that hand itself), the hand is asked for again, as if the p
 hand. A process that stopped cleanly delivered its queues or handed them over (`Outbox.stop`), so after
 a rolling restart nothing is found here: the next process takes what was handed over instead.
 
-`HandoverPoller`: every live process (not only one that starts: in a rolling restart the new process is
-up before the old one is told to stop) looks in the store every `HANDOVER_POLL_SECONDS` for messages a
-stopping process handed over, and queues them in its outbox. Each message goes to one process; the
-outbox drops one whose chat already shows its version or a newer one. With a store that dies with the
-process (memory) there is never anything to take, and no poller runs.
+What a process that stopped cleanly handed over is taken by every live process's poller
+(`bot.relay.handover.HandoverPoller`, started in `app`) into its outbox (`Outbox.take_over`), which drops
+a message whose chat already shows its version or a newer one.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Final
 
-from adapters.telegram.outbox import HANDOVER_PLATFORM, Outbox, Ref, chat_scope
+from adapters.telegram.outbox import Ref, chat_scope
 from bot.model import ChatRef, Command, Message, UserRef
 from bot.storage import StorageError, Store
 from bot.table import TableDoc
 
-__all__ = ["HANDOVER_POLL_SECONDS", "LOST_HAND_GRACE", "HandoverPoller", "resend_lost_hands"]
+__all__ = ["LOST_HAND_GRACE", "resend_lost_hands"]
 
 log = logging.getLogger("thousand.telegram.recovery")
 
@@ -44,64 +40,7 @@ then replaced (the older one deleted), never wrong."""
 SCAN_LIMIT: Final = 20_000
 """Tables looked at, at most (those waiting longest first)."""
 
-HANDOVER_POLL_SECONDS: Final = 1.0
-"""How often a live process looks for handed-over messages: one store round trip when there are none.
-A message handed over waits at most this long (plus the budget it was waiting for) for a new sender."""
-
-HANDOVER_TABLES: Final = 200
-"""Tables whose handed-over messages one look takes, at most (the next look takes the rest)."""
-
 Run = Callable[[Command], Awaitable[list[Message]]]
-
-
-class HandoverPoller:
-    """Takes the messages stopping processes handed over into this process's outbox, while it runs."""
-
-    def __init__(self, store: Store, outbox: Outbox, *, interval: float = HANDOVER_POLL_SECONDS) -> None:
-        self.store = store
-        self.outbox = outbox
-        self.interval = interval
-        self.taken = 0
-        """Messages taken over so far."""
-        self._task: asyncio.Task[None] | None = None
-        self._stopped = asyncio.Event()
-
-    async def take_once(self) -> int:
-        """Take what is there now into the outbox; how many (0 when the store is unreachable)."""
-        try:
-            messages = await self.store.take_handed_over(HANDOVER_PLATFORM, HANDOVER_TABLES)
-        except StorageError:
-            log.warning("store unavailable: handed-over messages not taken this time", exc_info=True)
-            return 0
-        if not messages:
-            return 0
-        taken = self.outbox.take_over(messages)
-        self.taken += taken
-        log.info("%d message(s) a stopped process handed over are queued here", taken)
-        return taken
-
-    def start(self) -> None:
-        """Look now and then every `interval` seconds (wall time) until `stop`."""
-        if self._task is None:
-            self._stopped.clear()
-            self._task = asyncio.get_running_loop().create_task(self._run(), name="telegram-handover")
-
-    async def stop(self) -> None:
-        """Stop looking (a stopping process takes nothing more: it would have to hand it over again).
-        A look under way is finished, not cut: what it took is in the outbox, not lost in between."""
-        task, self._task = self._task, None
-        self._stopped.set()
-        if task is not None:
-            await task
-
-    async def _run(self) -> None:
-        while not self._stopped.is_set():
-            try:
-                await self.take_once()
-            except Exception:
-                log.exception("taking handed-over messages failed")
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stopped.wait(), self.interval)
 
 
 async def resend_lost_hands(
