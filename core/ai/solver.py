@@ -661,7 +661,7 @@ class OpenHandsValue:
 def big_weight(sim: Sim) -> int:
     """A weight for the declarer's points above anything the defenders can take in the deal."""
     pr = sim.pr
-    return 1 + 120 + sim.piles_points + sum(abs(v) for v in pr.mvals) + abs(pr.ace_value)
+    return 1 + 120 + sim.piles_points + sum(abs(v) for v in pr.mvals) + (abs(pr.ace_value) if pr.ace else 0)
 
 
 def team_weights(sim: Sim) -> tuple[list[int], int]:
