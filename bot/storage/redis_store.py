@@ -432,7 +432,17 @@ class RedisStore(Store):
             *added,
             *removed,
         ]
-        reply, acked = await self._save_script(table_key, keys, args)
+        try:
+            reply, acked = await self._save_script(table_key, keys, args)
+        except StorageUncertain:
+            raise
+        except StorageUnavailable as exc:
+            # With replicas asked for, a master lost mid-request may have run the script and passed it
+            # on before dying: the promoted replica then has the move. Not "failed": "may have been
+            # taken" (a full Redis refused it before running anything: that stays unavailable).
+            if self._wait_replicas > 0 and "(OOM)" not in str(exc):
+                raise StorageUncertain(table_id, expected_version + 1, 0, self._wait_replicas) from exc
+            raise
         ok, version, *kept = reply
         if not int(ok):
             raise VersionConflict(table_id, expected_version, int(version))
@@ -452,7 +462,13 @@ class RedisStore(Store):
         if not rest_inline:
             follow_up += [["SREM", k.user(u), table_id] for u in users_removed]
         if follow_up:
-            await self._pipeline(follow_up)
+            try:
+                await self._pipeline(follow_up)
+            except StorageUnavailable as exc:
+                # The move is stored: a node of the other slots (a deadline shard, a user's index) is
+                # away. Not a failed move; what is missing the deadline sweep puts back, and a user
+                # index is a hint the next join or long save writes again.
+                log.warning("save of %s stored; its follow-up in other slots failed: %s", table_id, exc)
         if acked is not None and acked < self._wait_replicas:
             raise StorageUncertain(table_id, int(version), acked, self._wait_replicas)
         return int(version)
