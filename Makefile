@@ -16,7 +16,7 @@ ARENA ?= --candidate hard --baseline medium --preset polish --players 3 --deals 
 BENCH ?=
 FUZZ ?= --deals 1000000 --chunk 5000
 
-.PHONY: play test test-redis redis7 browser lint bench native fuzz arena clean
+.PHONY: play test test-redis redis7 browser lint bench bench-solver native fuzz arena clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -90,6 +90,13 @@ $(NATIVE)/.built: $(STAMP) pyproject.toml $(shell find core -name '*.py')
 bench: native
 	PYTHONPATH=$(NATIVE) $(BIN)/python bench/engine.py $(BENCH)
 	$(BIN)/python bench/engine.py --seconds 1 $(BENCH)
+
+# The open-hands solver (core/ai/solver.py) from the first lead of 1,000 random 3-player deals, compiled
+# and plain: median and p99 (docs/AI.md). SOLVER_BENCH: options of bench/solver.py.
+SOLVER_BENCH ?=
+bench-solver: native
+	PYTHONPATH=$(NATIVE) $(BIN)/python bench/solver.py $(SOLVER_BENCH)
+	$(BIN)/python bench/solver.py $(SOLVER_BENCH)
 
 fuzz: native
 	PYTHONPATH=$(NATIVE) $(BIN)/python bench/fuzz.py $(FUZZ)
