@@ -35,7 +35,7 @@ from bot.presence import Presence, drop_seen_hands
 from bot.public.fanout import is_public
 from bot.public.refusals import PUBLIC_REFUSED, refusal_text
 from bot.public.rematch import Rematch, offer_turn
-from bot.render import ERRORS, render_error, render_help
+from bot.render import render_error, render_help
 from bot.settings import Settings
 from bot.snapshot import GameCache
 from bot.storage import Deadline, StorageUnavailable, StorageUncertain, Store, VersionConflict
@@ -141,7 +141,7 @@ class Service:
             # Saved, but not confirmed by the replicas in time: the move may stand or not; the table's
             # next view shows which. Never "failed" for a move that may have been taken.
             log.warning("move %s of %s unconfirmed: %s", command.name, exc.table_id, exc)
-            return [self._error_message(command, "uncertain" if "uncertain" in ERRORS else "unavailable")]
+            return [self._error_message(command, "uncertain")]
         except StorageUnavailable:
             log.warning("storage unavailable for %s", command.name)
             return [self._error_message(command, "unavailable")]

@@ -45,6 +45,10 @@ ERRORS = {
     "you_are_away": N_("A computer is playing for you. Send /back to play again."),
     "not_private": N_("Send this command in the group where the table is."),
     "unavailable": N_("The game storage is temporarily unavailable. Please try again in a moment."),
+    "uncertain": N_(
+        "Your move may or may not have been taken: the game storage did not confirm it in time. "
+        "Look at the table before playing again."
+    ),
     "busy": N_("The table is busy. Please try again."),
     "internal": N_("Something went wrong on our side. Please try again."),
     "nothing_to_export": N_("There is no game to export yet."),

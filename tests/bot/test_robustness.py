@@ -8,6 +8,7 @@ import pytest
 from botkit import Harness, action_text, errors, make_user
 
 from bot.model import Sender
+from bot.storage import StorageUncertain
 
 ALA, BARTEK = make_user(0), make_user(1)
 
@@ -54,3 +55,30 @@ async def test_statistics_failing_after_the_last_move_keep_its_messages(
             break
         assert await h.play_turn(rng, {0: ALA, 1: BARTEK}, sensible=True)
     assert any(m.kind == "final" for m in h.sent)
+
+
+async def test_a_move_saved_but_unconfirmed_is_told_as_maybe_taken_and_the_table_shows_it(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`StorageUncertain` (the replicas did not acknowledge the save in time): the player must not read
+    "failed" or "try again" for a move that stands, and the next view shows that it stands."""
+    h = harness
+    await h.open_table([ALA, BARTEK], computers=1)
+    real_save = h.store.save
+
+    async def unconfirmed(table_id: str, expected_version: int, document: str, **kwargs: object) -> int:
+        version = await real_save(table_id, expected_version, document, **kwargs)  # type: ignore[arg-type]
+        raise StorageUncertain(table_id, version, 0, 1)
+
+    state = await h.state()
+    seat = state.to_act
+    assert seat is not None
+    before = (await h.doc())[0]
+    move = action_text(state.legal_actions(seat)[0], state, seat)
+    monkeypatch.setattr(h.store, "save", unconfirmed)
+    out = await h.text({0: ALA, 1: BARTEK}[seat], move)
+    monkeypatch.setattr(h.store, "save", real_save)
+    assert len(out) == 1 and out[0].kind == "error" and isinstance(out[0].audience, Sender)
+    assert "may or may not have been taken" in out[0].text
+    assert "unavailable" not in out[0].text
+    assert (await h.doc())[0] > before
