@@ -67,7 +67,8 @@ from adapters.telegram.inbound import (
     user_ref,
 )
 from adapters.telegram.migration import forget_group_refs, rekey_hands
-from adapters.telegram.outbox import Op, Outbox
+from adapters.telegram.outbox import Outbox
+from adapters.telegram.queue import Op
 from adapters.telegram.reach import (
     BadLink,
     Reach,

@@ -27,8 +27,9 @@ from telegram.request import BaseRequest
 
 from adapters.telegram.adapter import ALLOWED_UPDATES, TelegramAdapter
 from adapters.telegram.clock import Clock, SystemClock
+from adapters.telegram.handover import HANDOVER_PLATFORM
 from adapters.telegram.limits import PAID_BROADCAST_RATE, SendLimits
-from adapters.telegram.outbox import HANDOVER_PLATFORM, StopReport
+from adapters.telegram.outbox import StopReport
 from adapters.telegram.processor import ChatOrderedProcessor
 from adapters.telegram.ratelimit import SharedRateLimiter
 from adapters.telegram.webapp import WebAppButtons

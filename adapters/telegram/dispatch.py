@@ -34,7 +34,8 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 from adapters.telegram.content import Content, render
 from adapters.telegram.i18n import text_in
 from adapters.telegram.limits import INFO, NORMAL, URGENT
-from adapters.telegram.outbox import Op, Outbox
+from adapters.telegram.outbox import Outbox
+from adapters.telegram.queue import Op
 from adapters.telegram.reach import Reach, start_link
 from adapters.telegram.webapp import WebAppButtons
 from bot.markup import to_plain

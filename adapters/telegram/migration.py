@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from adapters.telegram.inbound import PLATFORM
-from adapters.telegram.outbox import PILE_SUFFIX, chat_scope
+from adapters.telegram.refs import PILE_SUFFIX, chat_scope
 from bot.storage import Store
 
 __all__ = ["forget_group_refs", "rekey_hands"]

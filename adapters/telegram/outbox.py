@@ -11,24 +11,8 @@ that would show the same thing is skipped. A `fresh` message (the service's `not
 that people are notified; in a private chat the previous one is deleted (a hand is one message), in a
 group it stays (it is the record of the previous deal).
 
-While a message waits in the queue, a newer message for the same key takes its place instead of queueing
-behind it: under a tight budget only the latest state of a table or a hand is sent. A waiting edit of a
-message that a `replace_old` message is about to replace (and delete) is dropped. An unkeyed message
-identical to one still waiting (ten `/rules` answers for one group) is dropped too.
-
-Each message has a priority (`limits.URGENT`, `NORMAL`, `INFO`): the worker sends the most urgent
-waiting message first (in order among equals), deletions of replaced messages come after everything
-else of the chat, and a less urgent send that is waiting for the budget gives way when a more urgent
-message arrives (the rate limiter raises `Preempted`; the message goes back to its place). One thing
-priority never does: post a keyed message (a table, a deal's result, a hand: the game's own messages)
-before a keyed message queued earlier for the same chat. People read a chat from top to bottom, so
-the result of deal 1 must stand above the table of deal 2, and a status edited to "a table was found"
-must say so before the table appears. A keyed message queued earlier is therefore as urgent as the
-most urgent keyed message posted after it (`_effective`), and a keyed message that replaces one still
-waiting while other keyed messages wait behind that one takes its place at the end of the queue (the
-order the service produced them in). Unkeyed answers and notices still give way. A queue
-holds at most `QUEUE_LIMIT` messages: beyond, the least urgent, oldest unkeyed one is dropped (logged).
-Keyed messages are never dropped there: there is one per key at most, and a chat has few keys.
+While a message waits in the queue, a newer message for the same key takes its place, and the most
+urgent waiting message goes first (`queue`: the rules of one chat's queue).
 
 Messages carry the table version they were drawn from (`Message.version`), and a reference keeps the
 version of what it shows. An edit older than that is dropped: another process delivered a newer state of
@@ -42,46 +26,37 @@ A 403 in a private chat means the user blocked the bot (or never started it): th
 A process that stops (`stop`, run on SIGTERM) delivers what it can for a few seconds, then makes its
 workers give way: a send waiting for the budget gives up as a preempted one does (nothing of it went
 out), a send already on the wire finishes. What is still queued then is handed over to the store
-(`Store.hand_over`, with its table version) and another process sends it (`take_over`, polled by
-`recovery.HandoverPoller`): as queued, merged with what it queued itself for the same key, and not at
-all when the chat already shows that version or a newer one. A message is handed over only when nothing
-of it went out, so none is sent twice. With a store that dies with the process (memory), nothing can be
-handed over: the messages are counted as lost and the process says so in its exit status.
+(`Store.hand_over`, with its table version; the codec is `handover`) and another process sends it
+(`take_over`, polled by `bot.relay.handover.HandoverPoller`): as queued, merged with what it queued
+itself for the same key, and not at all when the chat already shows that version or a newer one. A
+message is handed over only when nothing of it went out, so none is sent twice. With a store that dies
+with the process (memory), nothing can be handed over: the messages are counted as lost and the process
+says so in its exit status.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import itertools
-import json
 import logging
-from collections import deque
-from collections.abc import Callable, Coroutine, Iterable
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from telegram import InlineKeyboardMarkup, InputFile, Message, ReplyParameters
+from telegram import InputFile, Message, ReplyParameters
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TelegramError
 from telegram.ext import ExtBot
 
 from adapters.telegram.content import Content
-from adapters.telegram.limits import INFO, NORMAL, URGENT, Preempted, SendArgs, Skipped
+from adapters.telegram.handover import handed_over, op_of
+from adapters.telegram.limits import URGENT, Preempted, SendArgs, Skipped
+from adapters.telegram.queue import ChatQueue, DeliveryStats, Op, effective, newer, not_older
+from adapters.telegram.refs import PILE_SUFFIX, Ref, chat_scope, decode_pile, encode_pile
 from bot.ops.metrics import Metrics
 from bot.storage import HandedOver, StorageError, Store
 
-__all__ = [
-    "HANDOVER_PLATFORM",
-    "DeliveryStats",
-    "Op",
-    "Outbox",
-    "Ref",
-    "StopReport",
-    "chat_scope",
-    "handed_over",
-    "op_of",
-]
+__all__ = ["Outbox", "StopReport"]
 
 log = logging.getLogger("thousand.telegram.outbox")
 
@@ -94,158 +69,15 @@ seconds and tries again, up to this many times (a minute: a Redis restart or fai
 MAX_REFS: Final = 64
 """References kept per chat; the oldest go when a chat has more (old deals' table messages)."""
 KEEP_REFS: Final = 48
-QUEUE_LIMIT: Final = 32
-"""Messages waiting per chat; beyond, the least urgent, oldest unkeyed one is dropped."""
 _PINNED_REFS: Final = frozenset({"dm"})
-PILE_SUFFIX: Final = "~old"
-"""Reference name (after the key) of the replaced messages of a series still on screen."""
 MAX_PILE: Final = 100
 """Message ids one deleteMessages call takes (Telegram's limit)."""
-HANDOVER_PLATFORM: Final = "tg"
-"""`HandedOver.platform` of this adapter's messages."""
 GIVE_WAY_SECONDS: Final = 2.0
 """On stop, how long the workers get to give way (a send on the wire finishes; one waiting for the budget
 gives up at once). A worker still busy after that is cancelled and its message counted as uncertain."""
 
 LostHandler = Callable[[int], Coroutine[Any, Any, None]]
 MigratedHandler = Callable[[int, int], Coroutine[Any, Any, None]]
-
-
-def chat_scope(chat_id: int | str) -> str:
-    """The store scope of a chat's message references (`tg:<chat id>`, the chat's table id too)."""
-    return f"tg:{chat_id}"
-
-
-@dataclass(frozen=True, slots=True)
-class Ref:
-    """The message behind a key: its id, what it is, what it shows, when it was written, and the version of
-    the table it shows.
-
-    Stored as `message_id:kind:fingerprint:written[/version]`. References written before versions existed
-    (no `/version`) still read, with no version; and a process of that time reads a new one as well (its
-    `written` does not parse, which only makes the reference look old)."""
-
-    message_id: int
-    kind: str
-    fingerprint: str
-    written: float = 0.0
-    version: int | None = None
-
-    def encode(self) -> str:
-        tail = "" if self.version is None else f"/{self.version}"
-        return f"{self.message_id}:{self.kind}:{self.fingerprint}:{self.written:.0f}{tail}"
-
-    @classmethod
-    def decode(cls, value: str | None) -> Ref | None:
-        if not value:
-            return None
-        parts = value.split(":")
-        if len(parts) != 4 or not parts[0].isdigit():
-            return None
-        written_text, _, version_text = parts[3].partition("/")
-        try:
-            written = float(written_text)
-        except ValueError:
-            written = 0.0
-        version = int(version_text) if version_text.isdigit() else None
-        return cls(int(parts[0]), parts[1], parts[2], written, version)
-
-    def older_than(self, version: int | None) -> bool:
-        """Whether this reference shows an older table than `version` (unknown versions are not older)."""
-        return self.version is not None and version is not None and self.version < version
-
-
-@dataclass(slots=True)
-class Op:
-    """One message for one chat. `fresh`: post anew even if the key has a message; `replace_old`: then
-    delete the previous one."""
-
-    chat_id: int
-    content: Content
-    key: str | None = None
-    fresh: bool = False
-    replace_old: bool = False
-    silent: bool = False
-    reply_to: int | None = None
-    version: int | None = None
-    """The table version the message was drawn from (`Message.version`)."""
-    priority: int | None = None
-    """`URGENT` goes first, then `NORMAL`, then `INFO`; None: `NORMAL` for a keyed message, `INFO` for
-    an unkeyed one."""
-
-    optional: bool = False
-    """`Message.optional`: dropped instead of waiting when the budget is short."""
-    store_waits: int = 0
-    """Times this message went back to its queue because the store was unreachable before any of it
-    went out (see `STORE_RETRIES`)."""
-    series: str | None = None
-    """`Message.series`: in a private chat, the messages this one replaces stay until another series
-    replaces them, then go together in one deleteMessages."""
-    handed_over: bool = False
-    """Taken over from a process that stopped (`Outbox.take_over`): a fresh one is not posted when the
-    chat already shows its version of the key, or a newer one (it was sent, or replaced, meanwhile)."""
-    seq: int = 0
-    """The order this process queued it in (set by `put`): the order of a hand-over."""
-
-    @property
-    def rank(self) -> int:
-        if self.priority is not None:
-            return self.priority
-        return NORMAL if self.key is not None else INFO
-
-
-@dataclass(slots=True)
-class DeliveryStats:
-    sent: int = 0
-    edited: int = 0
-    deleted: int = 0
-    unchanged: int = 0
-    merged: int = 0
-    failed: int = 0
-    dropped: int = 0
-    outdated: int = 0
-    """Edits dropped because the message already showed a newer version of the table."""
-    raced: int = 0
-    """Messages of one key posted by two processes at once (one of them was deleted)."""
-    duplicates: int = 0
-    """Unkeyed messages dropped because the same one was still waiting."""
-    moot: int = 0
-    """Waiting edits dropped because their message was about to be replaced and deleted."""
-    shed: int = 0
-    """Unkeyed messages dropped from a full queue."""
-    preempted: int = 0
-    """Sends that, waiting for the budget, gave way to a more urgent message (and were sent later)."""
-    batches: int = 0
-    """deleteMessages calls (replaced hands of a finished deal)."""
-    skipped: int = 0
-    """Optional redraws dropped because the budget was short (`Message.optional`)."""
-    store_waits: int = 0
-    """Messages put back to wait for an unreachable store (then sent, unless it stayed away)."""
-    handed_over: int = 0
-    """Messages still queued when this process stopped, kept in the store for another process."""
-    taken_over: int = 0
-    """Messages a stopped process had handed over, queued here."""
-    lost: int = 0
-    """Messages still queued when this process stopped that could not be handed over."""
-
-
-@dataclass(slots=True)
-class _Chat:
-    queue: deque[Op] = field(default_factory=deque)
-    worker: asyncio.Task[None] | None = None
-    deletions: list[int] = field(default_factory=list)
-    """Messages to delete once nothing else waits (replaced hands)."""
-    wake: asyncio.Event = field(default_factory=asyncio.Event)
-    """Set when a message is queued: a less urgent send waiting for the budget checks whether to give way."""
-    halt: asyncio.Event = field(default_factory=asyncio.Event)
-    """Set by `stop`: an urgent send waiting for the budget wakes and gives way (urgent sends do not wake
-    for every message queued behind them, as less urgent ones do with `wake`)."""
-    started: bool = False
-    """Part of the message being delivered went out: it no longer gives way."""
-    current: Op | None = None
-    """The message being delivered."""
-    rank: int = NORMAL
-    """Its urgency when it was taken (`_effective`): the budget it draws from."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,7 +124,7 @@ class Outbox:
         self.on_group_lost = on_group_lost
         self.on_chat_migrated = on_chat_migrated
         self.stats = DeliveryStats()
-        self._chats: dict[int, _Chat] = {}
+        self._chats: dict[int, ChatQueue] = {}
         self._idle = asyncio.Event()
         self._idle.set()
         self._closed = False
@@ -313,103 +145,17 @@ class Outbox:
             self.stats.dropped += 1
             return
         op.seq = next(self._seq)
-        chat = self._chats.setdefault(op.chat_id, _Chat())
-        self._insert(chat, op)
+        chat = self._chats.setdefault(op.chat_id, ChatQueue())
+        chat.insert(op, self.stats)
         chat.wake.set()
         self._start(op.chat_id, chat)
 
-    def _start(self, chat_id: int, chat: _Chat) -> None:
+    def _start(self, chat_id: int, chat: ChatQueue) -> None:
         if chat.worker is None and (chat.queue or chat.deletions):
             self._idle.clear()
             chat.worker = asyncio.get_running_loop().create_task(
                 self._work(chat_id, chat), name=f"outbox-{chat_id}"
             )
-
-    def _insert(self, chat: _Chat, op: Op) -> None:
-        """Put `op` behind what waits: merged with a waiting message of its key, dropped when the same
-        unkeyed message waits already, and the queue kept within `QUEUE_LIMIT`."""
-        queue = chat.queue
-        if op.key is not None:
-            for i in range(len(queue) - 1, -1, -1):
-                pending = queue[i]
-                if pending.key != op.key:
-                    continue
-                if op.fresh and not pending.fresh:
-                    if op.replace_old:
-                        # The waiting edit is for a message about to be replaced and deleted.
-                        del queue[i]
-                        self.stats.moot += 1
-                    break  # a new message after the pending edit of the old one
-                if _newer(pending.version, op.version):
-                    self.stats.outdated += 1
-                    return  # the waiting message already shows a newer table
-                merged = replace(
-                    pending,
-                    content=op.content,
-                    silent=pending.silent and op.silent,
-                    replace_old=pending.replace_old or op.replace_old,
-                    version=op.version if op.version is not None else pending.version,
-                    priority=min(pending.rank, op.rank),
-                    optional=pending.optional and op.optional,
-                )
-                self.stats.merged += 1
-                if op.fresh and any(q.key is not None for q in itertools.islice(queue, i + 1, None)):
-                    # A new message (the next deal's hand) replacing one that waits in front of other keyed
-                    # messages (the deal's result): posted where it was produced, after them.
-                    del queue[i]
-                    queue.append(merged)
-                else:
-                    queue[i] = merged
-                return
-        elif any(p.key is None and _same(p, op) for p in queue):
-            self.stats.duplicates += 1
-            return
-        queue.append(op)
-        if len(queue) > QUEUE_LIMIT:
-            self._shed(op.chat_id, queue)
-
-    def _shed(self, chat_id: int, queue: deque[Op]) -> None:
-        """Drop the least urgent, oldest unkeyed message of a full queue."""
-        unkeyed = [(-o.rank, i) for i, o in enumerate(queue) if o.key is None]
-        if not unkeyed:
-            return
-        _, index = min(unkeyed)
-        dropped = queue[index]
-        del queue[index]
-        self.stats.shed += 1
-        self.stats.dropped += 1
-        log.warning(
-            "chat %s: %d messages waiting, an unkeyed one of priority %d dropped",
-            chat_id,
-            len(queue) + 1,
-            dropped.rank,
-            extra={"event": "shed"},
-        )
-
-    @staticmethod
-    def _take(chat: _Chat) -> Op:
-        """The most urgent waiting message (the oldest of those), urgency as `_effective` has it."""
-        queue = chat.queue
-        ranks = _effective(queue)
-        best = min(range(len(queue)), key=lambda i: (ranks[i], i))
-        op = queue[best]
-        del queue[best]
-        chat.rank = ranks[best]
-        return op
-
-    def _give_way(self, chat: _Chat, op: Op) -> None:
-        """`op` gave way to a more urgent message: back to its place."""
-        self._put_back(chat, op)
-        self.stats.preempted += 1
-
-    def _put_back(self, chat: _Chat, op: Op) -> None:
-        """`op` back to the head of the queue, merged with what came for its key since, as if it had
-        never left."""
-        waiting = list(chat.queue)
-        chat.queue.clear()
-        chat.queue.append(op)
-        for pending in waiting:
-            self._insert(chat, pending)
 
     def forget_lost(self, chat_id: int) -> None:
         """The chat works again (the user pressed Start, the bot is back in the group): deliver again."""
@@ -533,7 +279,7 @@ class Outbox:
 
     # --- the worker -------------------------------------------------------------------------------
 
-    async def _work(self, chat_id: int, chat: _Chat) -> None:
+    async def _work(self, chat_id: int, chat: ChatQueue) -> None:
         try:
             while (chat.queue or chat.deletions) and not self._stopping:
                 if not chat.queue:
@@ -541,12 +287,13 @@ class Outbox:
                     chat.deletions.clear()
                     await self._clean_up(chat_id, ids)
                     continue
-                op = self._take(chat)
+                op = chat.take()
                 chat.current = op
                 try:
                     await self._deliver(op, chat)
                 except Preempted:
-                    self._give_way(chat, op)
+                    chat.put_back(op, self.stats)  # it gave way to a more urgent message
+                    self.stats.preempted += 1
                 except Skipped:
                     self.stats.skipped += 1
                 except StorageError as exc:
@@ -561,7 +308,7 @@ class Outbox:
                     # merged with what comes for its key meanwhile, instead of being lost.
                     op.store_waits += 1
                     self.stats.store_waits += 1
-                    self._put_back(chat, op)
+                    chat.put_back(op, self.stats)
                     chat.current = None
                     await asyncio.sleep(STORE_PAUSE)
                 except Forbidden as exc:
@@ -605,7 +352,7 @@ class Outbox:
             kind = "other"
         self.metrics.platform_error(PLATFORM, kind)
 
-    def _lost_chat(self, chat_id: int, chat: _Chat, exc: Forbidden) -> None:
+    def _lost_chat(self, chat_id: int, chat: ChatQueue, exc: Forbidden) -> None:
         dropped = len(chat.queue) + 1
         chat.queue.clear()
         chat.deletions.clear()
@@ -624,7 +371,7 @@ class Outbox:
             task = asyncio.get_running_loop().create_task(handler(chat_id), name=f"lost-{chat_id}")
             task.add_done_callback(_log_failure)
 
-    async def _chat_migrated(self, chat_id: int, chat: _Chat, op: Op, new_chat_id: int) -> None:
+    async def _chat_migrated(self, chat_id: int, chat: ChatQueue, op: Op, new_chat_id: int) -> None:
         """The group was upgraded to a supergroup (400 with `migrate_to_chat_id`): the table moves with it
         (`on_chat_migrated`), then this message and those queued behind it go to the new chat, in order."""
         log.info(
@@ -642,7 +389,7 @@ class Outbox:
 
     # --- one message ------------------------------------------------------------------------------
 
-    def _limits(self, op: Op, chat: _Chat) -> dict[str, Any]:
+    def _limits(self, op: Op, chat: ChatQueue) -> dict[str, Any]:
         """PTB's `rate_limit_args` for a send of `op`: its priority and, for a less urgent one, when to give
         way (a more urgent message waits, and nothing of `op` has gone out yet). None without a limiter."""
         if self.bot.rate_limiter is None:
@@ -659,13 +406,13 @@ class Outbox:
                 return False
             if rank <= URGENT:
                 return True
-            ranks = _effective([op, *chat.queue])
+            ranks = effective([op, *chat.queue])
             return not any(r < ranks[0] for r in ranks[1:])
 
         wake = chat.halt if rank <= URGENT else chat.wake
         return {"rate_limit_args": SendArgs(rank, still_wanted, wake, optional=op.optional)}
 
-    async def _deliver(self, op: Op, chat: _Chat) -> None:
+    async def _deliver(self, op: Op, chat: ChatQueue) -> None:
         chat.started = False
         if op.key is None:
             await self._post(op, chat)
@@ -676,13 +423,13 @@ class Outbox:
         if old is not None and old.message_id in chat.deletions:
             old = None  # about to be deleted: not worth an edit
         content = op.content
-        if op.handed_over and old is not None and _not_older(old.version, op.version):
+        if op.handed_over and old is not None and not_older(old.version, op.version):
             # Sent meanwhile (or a newer state of it): a handed-over message is never shown twice, nor
             # after a newer one.
             self.stats.outdated += 1
             return
         if old is not None and not op.fresh:
-            if _newer(old.version, op.version):
+            if newer(old.version, op.version):
                 self.stats.outdated += 1
                 return
             if old.fingerprint == content.fingerprint:
@@ -697,7 +444,7 @@ class Outbox:
                 return
         message_id = await self._post(op, chat)
         displaced = await self._remember(scope, op.key, message_id, content, refs, op.version)
-        newer_shown = displaced is not None and _newer(displaced.version, op.version)
+        newer_shown = displaced is not None and newer(displaced.version, op.version)
         if op.handed_over and displaced is not None and displaced.message_id != message_id and newer_shown:
             # A newer state of the key was shown while this one waited for the budget (another
             # process): that one stays the key's message, this older one goes.
@@ -712,7 +459,7 @@ class Outbox:
             # Another process posted this key's message between our read and our write: one of the two
             # must go, or the chat shows two (a hand with stale buttons left behind). The newer stays.
             self.stats.raced += 1
-            if _newer(displaced.version, op.version):
+            if newer(displaced.version, op.version):
                 await self.store.set_ref(scope, op.key, displaced.encode(), ttl_seconds=self.refs_ttl)
                 refs[op.key] = displaced.encode()
                 await self._delete(op.chat_id, message_id)
@@ -726,7 +473,7 @@ class Outbox:
             chat.deletions.append(old.message_id)
 
     async def _retire(
-        self, op: Op, chat: _Chat, scope: str, refs: dict[str, str], replaced: int | None
+        self, op: Op, chat: ChatQueue, scope: str, refs: dict[str, str], replaced: int | None
     ) -> None:
         """A hand replaced by a newer one of its series stays on screen (its buttons answer as stale);
         when a hand of another series comes, every replaced one goes, in one deleteMessages call once
@@ -734,18 +481,18 @@ class Outbox:
         whichever process posts next finds them."""
         assert op.key is not None and op.series is not None
         name = op.key + PILE_SUFFIX
-        series, waiting = _decode_pile(refs.get(name))
+        series, waiting = decode_pile(refs.get(name))
         if replaced is not None:
             waiting.append(replaced)
         if series != op.series or len(waiting) >= MAX_PILE:
             chat.deletions.extend(i for i in waiting if i not in chat.deletions)
             waiting = []
-        value = _encode_pile(op.series, waiting)
+        value = encode_pile(op.series, waiting)
         if refs.get(name) != value:
             await self.store.set_ref(scope, name, value, ttl_seconds=self.refs_ttl)
             refs[name] = value
 
-    async def _edit(self, op: Op, chat: _Chat, old: Ref) -> bool:
+    async def _edit(self, op: Op, chat: ChatQueue, old: Ref) -> bool:
         """Edit the text message behind the key; False when it is gone (then a new one is posted)."""
         try:
             await self.bot.edit_message_text(
@@ -768,7 +515,7 @@ class Outbox:
         self.stats.edited += 1
         return True
 
-    async def _post(self, op: Op, chat: _Chat) -> int:
+    async def _post(self, op: Op, chat: ChatQueue) -> int:
         """Send the message (its lead texts first); the id of the main message."""
         c = op.content
         for text in c.lead:
@@ -803,7 +550,7 @@ class Outbox:
         self.stats.sent += 1
         return sent.message_id
 
-    async def _send_text(self, op: Op, chat: _Chat, text: str, *, with_markup: bool) -> int:
+    async def _send_text(self, op: Op, chat: ChatQueue, text: str, *, with_markup: bool) -> int:
         sent: Message = await self.bot.send_message(
             op.chat_id,
             text,
@@ -876,136 +623,6 @@ class Outbox:
         for _, name in aged[: max(0, len(aged) - KEEP_REFS)]:
             await self.store.delete_ref(scope, name)
             refs.pop(name, None)
-
-
-def _same(a: Op, b: Op) -> bool:
-    """Two unkeyed messages that would look the same in the chat."""
-    x, y = a.content, b.content
-    return (
-        x.kind == y.kind
-        and x.text == y.text
-        and x.lead == y.lead
-        and x.image == y.image
-        and x.document == y.document
-        and (x.markup.to_dict() if x.markup else None) == (y.markup.to_dict() if y.markup else None)
-    )
-
-
-def _decode_pile(value: str | None) -> tuple[str | None, list[int]]:
-    """`series|id,id,...`: the series of the key's current message and the replaced ones still shown."""
-    if not value:
-        return None, []
-    series, _, ids = value.rpartition("|")
-    return series or None, [int(i) for i in ids.split(",") if i.isdigit()]
-
-
-def _encode_pile(series: str, ids: list[int]) -> str:
-    return f"{series}|{','.join(map(str, ids))}"
-
-
-def _effective(queue: Iterable[Op]) -> list[int]:
-    """The urgency of each waiting message in the order of sending: its own, raised for a keyed message
-    to that of the most urgent keyed message posted anew after it (a post must not overtake it). Unkeyed
-    messages (answers, notices) keep their own and may be overtaken."""
-    ops = list(queue)
-    ranks = [o.rank for o in ops]
-    behind = INFO + 1
-    for i in range(len(ops) - 1, -1, -1):
-        if ops[i].key is None:
-            continue
-        ranks[i] = min(ranks[i], behind)
-        if ops[i].fresh:
-            behind = min(behind, ops[i].rank)
-    return ranks
-
-
-def _newer(version: int | None, than: int | None) -> bool:
-    """`version` is known to be newer than `than`."""
-    return version is not None and than is not None and version > than
-
-
-def _not_older(version: int | None, than: int | None) -> bool:
-    """`version` is known to be the same as `than`, or newer."""
-    return version is not None and than is not None and version >= than
-
-
-def _table_of(op: Op) -> str:
-    """The table a message is about, as far as the outbox knows: a hand's key names it; a group's
-    messages are about the group's table (its id is the chat's scope); anything else is filed under its
-    chat."""
-    if op.key is not None and op.key.startswith("hand:") and len(op.key) > len("hand:"):
-        return op.key[len("hand:") :]
-    return chat_scope(op.chat_id)
-
-
-def _b64(data: bytes | None) -> str | None:
-    return None if data is None else base64.b64encode(data).decode("ascii")
-
-
-def handed_over(op: Op) -> HandedOver:
-    """`op` as the store keeps it for another process (`op_of` reads it back)."""
-    c = op.content
-    payload = {
-        "chat": op.chat_id,
-        "kind": c.kind,
-        "text": c.text,
-        "markup": c.markup.to_dict() if c.markup is not None else None,
-        "lead": list(c.lead),
-        "image": _b64(c.image),
-        "document": [c.document[0], _b64(c.document[1])] if c.document is not None else None,
-        "fingerprint": c.fingerprint,
-        "fresh": op.fresh,
-        "replace_old": op.replace_old,
-        "silent": op.silent,
-        "reply_to": op.reply_to,
-        "priority": op.rank,
-        "optional": op.optional,
-        "series": op.series,
-    }
-    return HandedOver(
-        HANDOVER_PLATFORM,
-        _table_of(op),
-        str(op.chat_id),
-        op.key,
-        op.version,
-        op.seq,
-        json.dumps(payload, separators=(",", ":"), ensure_ascii=False),
-    )
-
-
-def op_of(message: HandedOver) -> Op | None:
-    """The message another process handed over, ready to queue here (None if it does not parse)."""
-    if message.platform != HANDOVER_PLATFORM:
-        return None
-    try:
-        data = json.loads(message.payload)
-        markup = InlineKeyboardMarkup.de_json(data["markup"], None) if data["markup"] else None
-        document = data["document"]
-        content = Content(
-            data["kind"],
-            data["text"],
-            markup,
-            tuple(data["lead"]),
-            base64.b64decode(data["image"]) if data["image"] is not None else None,
-            (document[0], base64.b64decode(document[1])) if document is not None else None,
-            data["fingerprint"],
-        )
-        return Op(
-            int(data["chat"]),
-            content,
-            key=message.key,
-            fresh=bool(data["fresh"]),
-            replace_old=bool(data["replace_old"]),
-            silent=bool(data["silent"]),
-            reply_to=data["reply_to"],
-            version=message.version,
-            priority=int(data["priority"]),
-            optional=bool(data["optional"]),
-            series=data["series"],
-            handed_over=True,
-        )
-    except (ValueError, KeyError, TypeError, IndexError):
-        return None
 
 
 def _log_failure(task: asyncio.Task[None]) -> None:

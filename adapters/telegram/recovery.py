@@ -23,7 +23,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Final
 
-from adapters.telegram.outbox import Ref, chat_scope
+from adapters.telegram.refs import Ref, chat_scope
 from bot.model import ChatRef, Command, Message, UserRef
 from bot.storage import StorageError, Store
 from bot.table import TableDoc

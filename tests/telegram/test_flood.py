@@ -20,7 +20,7 @@ from fakes.telegram import FakeUser
 from floodkit import Recorder, SimClock
 from tgkit import Rig, Table, seat_everyone, settings
 
-from adapters.telegram.outbox import chat_scope
+from adapters.telegram.refs import chat_scope
 from bot.model import Command, Message
 from bot.settings import Settings
 from core.deal import Phase

@@ -21,8 +21,11 @@ from fakes.telegram import FakeTelegram
 from tgkit import Rig
 
 from adapters.telegram.content import render
+from adapters.telegram.handover import HANDOVER_PLATFORM, handed_over, op_of
 from adapters.telegram.limits import URGENT
-from adapters.telegram.outbox import HANDOVER_PLATFORM, Op, Outbox, Ref, chat_scope, handed_over, op_of
+from adapters.telegram.outbox import Outbox
+from adapters.telegram.queue import Op
+from adapters.telegram.refs import Ref, chat_scope
 from bot.model import Button, ChatRef, Group, Message, Private, UserRef
 from bot.ops.shutdown import EXIT_OK, EXIT_UNDELIVERED, STOP_WITHIN
 from bot.storage import HandedOver, KeyLayout, MemoryStore, RedisStore, Store

@@ -24,8 +24,8 @@ from botprocess import bot_process, wait_ready
 from fakes.telegram import FakeChat, FakeTelegram, FakeTelegramServer, FloodLimits
 from tgkit import Rig, Table, seat_everyone
 
+from adapters.telegram.handover import HANDOVER_PLATFORM
 from adapters.telegram.limits import SendLimits
-from adapters.telegram.outbox import HANDOVER_PLATFORM
 from bot.ops.shutdown import EXIT_OK, EXIT_UNDELIVERED, STOP_WITHIN
 from bot.storage import KeyLayout, RedisStore
 from core.deal import Phase

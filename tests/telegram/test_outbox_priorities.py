@@ -15,7 +15,8 @@ from tgkit import Rig, VirtualClock
 from adapters.telegram.content import render
 from adapters.telegram.dispatch import priority
 from adapters.telegram.limits import INFO, NORMAL, URGENT, SendLimits
-from adapters.telegram.outbox import QUEUE_LIMIT, Op, Outbox
+from adapters.telegram.outbox import Outbox
+from adapters.telegram.queue import QUEUE_LIMIT, Op
 from bot.model import Button, ChatRef, Group, Message, Private, UserRef
 from bot.storage import MemoryStore, StorageUnavailable
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 from fakes.telegram import FakeUser
 from tgkit import Rig, Table, seat_everyone, settings
 
-from adapters.telegram.outbox import chat_scope
 from adapters.telegram.recovery import LOST_HAND_GRACE
+from adapters.telegram.refs import chat_scope
 
 
 def _counts(rig: Rig, people: list[FakeUser]) -> dict[int, int]:

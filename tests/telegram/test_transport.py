@@ -14,9 +14,11 @@ from tgkit import Rig, VirtualClock
 from adapters.telegram.clock import SystemClock
 from adapters.telegram.content import MAX_CAPTION, MAX_TEXT, render, utf16_len
 from adapters.telegram.limits import URGENT, SendArgs, SendLimits, Skipped
-from adapters.telegram.outbox import Op, Outbox, Ref, chat_scope
+from adapters.telegram.outbox import Outbox
+from adapters.telegram.queue import Op
 from adapters.telegram.ratelimit import SharedRateLimiter
 from adapters.telegram.reach import LINK_SECONDS, BadLink, StartIntent, link_key, parse_start, start_payload
+from adapters.telegram.refs import Ref, chat_scope
 from bot.model import Button, ChatRef, Group, Message, Private, UserRef
 from bot.storage import MemoryStore, Store
 
