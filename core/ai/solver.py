@@ -20,7 +20,8 @@ of the value.
 
 The search is an alpha-beta over bit masks (:class:`Solver`): a transposition table of bounds keyed
 between tricks by who holds which card, the leader and the trump; the best lead found kept there to be
-tried first next time; cheap move ordering (winning cards high first, the rest low first, points and
+tried first next time; a cut-off when the points left and the marriages still in hands cannot reach
+the window; cheap move ordering (winning cards high first, the rest low first, points and
 rank being in the same order within a suit); the last trick counted without search.  The hard
 player's endgame (:mod:`core.ai.endgame`) uses the same solver with its own weights.
 """
