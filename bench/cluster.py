@@ -148,6 +148,8 @@ class TableLog:
     unavailable_at: list[float] = field(default_factory=list)
     finished: bool = False
     last: Command | None = None
+    last_at: tuple[str, int, str] | None = None
+    """(serial, index, encoded action) of `last`."""
     unreadable_answers: Counter[str] = field(default_factory=Counter)
     """Answers to the last move sent again while the bench could not read the table (its node lost)."""
 
@@ -230,9 +232,11 @@ class Play:
                     sent = time.monotonic()
                     reason, when = await self.send(log.last)
                     log.unreadable_answers[reason or "accepted"] += 1
-                    if reason is None:
+                    if reason is None and log.last_at is not None:
                         log.accepted_at.append(when)
                         log.sent_at.append(sent)
+                        log.acked.append(log.last_at)
+                        log.last = log.last_at = None
                     await asyncio.sleep(0.2)
                 continue
             version, doc, state = read
@@ -245,7 +249,7 @@ class Play:
             assert doc.game is not None
             command, kind, encoded = command_for(table, state, version, self.rng)
             at = (doc.serial, len(doc.game.actions), encoded)
-            log.last = command
+            log.last, log.last_at = command, at
             sent = time.monotonic()
             reason, when = await self.send(command)
             if reason is None:
@@ -254,6 +258,7 @@ class Play:
                 log.accepted_at.append(when)
                 log.sent_at.append(sent)
                 log.acked.append(at)
+                log.last = log.last_at = None  # a person tries again only a move that failed
             elif is_unavailable(reason):
                 self.tally.refuse(reason)
                 log.unavailable_at.append(when)
@@ -647,8 +652,10 @@ async def audit(store: RedisStore, play: Play, lost: set[str]) -> dict[str, Any]
             return doc.serial == serial and index < len(actions) and actions[index] == encoded
 
         acked_lost += sum(not kept(*a) for a in log.acked)
+        acked = set(log.acked)
         for serial, index, encoded, code in log.told_failed:
-            if kept(serial, index, encoded):
+            # The same move sent again (or chosen again) and acknowledged then is not one told it failed.
+            if (serial, index, encoded) not in acked and kept(serial, index, encoded):
                 if code in UNAVAILABLE:
                     stored_told_failed += 1
                 else:
