@@ -16,13 +16,16 @@ Who sees what (the service decides audiences; this module only routes them):
   time runs out, with neither at hand, becomes a bare ping.
 
 So the text of a `Private` or `Sender` message reaches nobody but its user, by construction.
+
+This module routes one call's messages and answers the interaction; the channel's keyed messages are
+drawn and kept here too. Beside it: `pings` (turn pings), `dms` (hands and notes by DM), `webhooks`
+(interaction tokens), `routing` (addresses, `coalesce`), `dmroute` (public tables and the queue).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -31,8 +34,7 @@ from dataclasses import dataclass, replace
 import discord
 from discord.utils import MISSING
 
-from bot.commands import PayloadError, decode_payload
-from bot.model import Button, Group, Message, Private, Sender, UserRef
+from bot.model import Group, Message, Private, Sender
 from bot.ops.metrics import Metrics
 from bot.storage import StorageError
 
@@ -41,144 +43,30 @@ from . import i18n as L
 from .budget import ChannelBudget, LatestOnly
 from .content import Body, build_view, render
 from .dmroute import DirectRoute, by_dm
+from .dms import DirectMessages
 from .layout import Key, hand_id, mode_id
-from .refs import MessageRef, PingRef, Refs
+from .pings import LANG, TurnPings, turn_of
+from .refs import MessageRef, Refs
 from .reply import AlreadyAnswered, Reply
+from .routing import (
+    NO_ACCESS_CODES,
+    NO_MENTIONS,
+    NoAccess,
+    channel_of_table,
+    coalesce,
+    error_kind,
+    is_hand_message,
+    user_id,
+    without_hand_button,
+)
+from .webhooks import Webhooks
 
-__all__ = ["Outbox", "coalesce"]
+__all__ = ["ANSWER_BY", "Outbox"]
 
 log = logging.getLogger("thousand.discord.delivery")
 
-PING = "@ping"
-TURN = "@turn"
-"""The latest turn announced in the channel (`<table version>:<user id>`): a ping drawn for an older one is
-not posted after its wait."""
-CLAIMED = "-"
-"""`@ping` after its ping was taken out to be deleted (and before the next one is in)."""
-LANG = "@lang"
-"""The channel's language as its last table message was posted in: turn pings are channel messages, so
-they are written in it (not in the pinged player's language) also when a call has no group message."""
 ANSWER_BY = 2.0
 """Seconds after an interaction arrived beyond which it is deferred before being answered."""
-_NO_MENTIONS = discord.AllowedMentions.none()
-
-
-def coalesce(messages: Sequence[Message]) -> list[Message]:
-    """One message per (audience, key): the last one, notifying if any of them did. In the place of the
-    first, unless the last is posted anew (`notify`) and other keyed messages for the same reader come
-    between: then in its own place, after them (the next deal's hand below the deal's result)."""
-    out: list[Message | None] = []
-    index: dict[tuple[object, str], int] = {}
-    for m in messages:
-        if m.key is None:
-            out.append(m)
-            continue
-        k = (m.audience, m.key)
-        i = index.get(k)
-        if i is None:
-            index[k] = len(out)
-            out.append(m)
-            continue
-        earlier = out[i]
-        assert earlier is not None
-        merged = replace(m, notify=m.notify or earlier.notify)
-        between = out[i + 1 :]
-        if m.notify and any(
-            x is not None and x.key is not None and x.audience == m.audience for x in between
-        ):
-            out[i] = None
-            index[k] = len(out)
-            out.append(merged)
-        else:
-            out[i] = merged
-    return [m for m in out if m is not None]
-
-
-def _turn_of(message: Message) -> str | None:
-    """An opaque identity of the turn a hand announces: a digest of its buttons' payloads (which carry the
-    table version), so that one turn is pinged once. None for a hand without buttons (not their turn)."""
-    payloads = [button.payload for row in message.buttons for button in row]
-    if not payloads:
-        return None
-    return hashlib.sha1("\n".join(payloads).encode()).hexdigest()[:16]
-
-
-def _turn_version(value: str | None, serial: str | None) -> int:
-    """The table version of an `@turn` reference (`<version>:<who>:<serial>`); -1 when there is none, or
-    when it is another game's (a chat's next game counts its versions from 1 again)."""
-    parts = (value or "").split(":")
-    if not parts[0].isdigit():
-        return -1
-    if serial and len(parts) > 2 and parts[2] and parts[2] != serial:
-        return -1
-    return int(parts[0])
-
-
-def _table_id(channel_id: int) -> str:
-    """The table id of a channel (`ChatRef.key`)."""
-    return f"{PLATFORM}:{channel_id}"
-
-
-def _channel_of_table(table_id: str) -> int | None:
-    platform, _, chat = table_id.partition(":")
-    if platform != PLATFORM:
-        return None
-    try:
-        return int(chat)
-    except ValueError:
-        return None
-
-
-def _user_id(user: UserRef) -> int | None:
-    if user.platform != PLATFORM:
-        return None
-    try:
-        return int(user.user_id)
-    except ValueError:
-        return None
-
-
-class _NoAccess(Exception):
-    """The bot may not post or edit in the channel (missing access or permissions)."""
-
-
-_NO_ACCESS_CODES = frozenset({50001, 50013})
-
-
-def _without_hand_button(rows: tuple[tuple[Button, ...], ...]) -> tuple[tuple[Button, ...], ...]:
-    kept = (tuple(b for b in row if _payload_name(b.payload) != "hand") for row in rows)
-    return tuple(row for row in kept if row)
-
-
-def _payload_name(payload: str) -> str | None:
-    try:
-        return decode_payload(payload)[0]
-    except PayloadError:
-        return None
-
-
-def _is_hand_message(message: discord.Message) -> bool:
-    """A hand: an ephemeral message, or one with the hand-delivery switch (a hand in a DM)."""
-    if message.flags.ephemeral:
-        return True
-    for row in message.components:
-        for child in getattr(row, "children", ()):
-            custom_id = getattr(child, "custom_id", None)
-            if isinstance(custom_id, str) and custom_id.startswith("m|"):
-                return True
-    return False
-
-
-def _error_kind(exc: discord.HTTPException) -> str:
-    if isinstance(exc, discord.Forbidden):
-        return "forbidden"
-    if isinstance(exc, discord.NotFound):
-        return "not_found"
-    if isinstance(exc, discord.DiscordServerError):
-        return "server"
-    if exc.status == 429:
-        return "rate_limited"
-    return "bad_request"
 
 
 @dataclass(slots=True)
@@ -216,6 +104,19 @@ class Outbox:
         self.metrics = metrics
         self.clock = clock
         self.latest = LatestOnly()
+        self.pings = TurnPings(refs, lambda: self.budget, self.latest, self._post, self._delete)
+        self.webhooks = Webhooks(client, self._failed)
+        # The bodies are looked up on the outbox at each call (`_hand_body`: also when replaced later).
+        self.dms = DirectMessages(
+            client,
+            refs,
+            self.latest,
+            self.pings,
+            lambda m, dm: self._hand_body(m, dm=dm),
+            self._failed,
+            metrics,
+        )
+        """Hands and notes of channel tables by DM, for those who chose DMs."""
         self.direct = DirectRoute(refs, self.latest, self._dm_body, web_link)
         """Public tables and the queue: by DM only."""
         self.handover: Callable[[Message], Awaitable[None]] | None = None
@@ -253,7 +154,7 @@ class Outbox:
         try:
             direct = await self.direct.answer_pressed(reply, direct)
             uid = reply.user_id
-            mine = [m for m in direct if isinstance(m.audience, Private) and _user_id(m.audience.user) == uid]
+            mine = [m for m in direct if isinstance(m.audience, Private) and user_id(m.audience.user) == uid]
             if mine and not plan.mine and reply.kind == "command" and not reply.in_dm and not reply.responded:
                 await reply.send_ephemeral(Body(content=L.labels(mine[0].language)._(L.DM_SENT)))
         except discord.HTTPException as exc:
@@ -267,7 +168,7 @@ class Outbox:
             log.info("a %s message of a public table or the queue could not be sent by DM", m.kind)
 
     async def _dm_body(self, uid: int, m: Message, body: Body) -> bool:
-        return await self._dm(uid, m, None, body=body)
+        return await self.dms.send(uid, m, None, body=body)
 
     def _plan(self, messages: list[Message], reply: Reply | None) -> _Planned:
         plan = _Planned([], [], [])
@@ -278,10 +179,10 @@ class Outbox:
             if isinstance(audience, Group):
                 if audience.chat.platform == PLATFORM:
                     plan.group.append(m)
-                    plan.channel_id = _channel_of_table(audience.chat.key)
+                    plan.channel_id = channel_of_table(audience.chat.key)
                     plan.language = m.language
                 continue
-            uid = _user_id(audience.user)
+            uid = user_id(audience.user)
             if uid is None:
                 continue
             if reply is not None and uid == reply.user_id:
@@ -296,7 +197,7 @@ class Outbox:
         """Run one send; a failure is logged and counted, and never stops the other sends."""
         try:
             await send
-        except _NoAccess:
+        except NoAccess:
             plan.no_access = True
         except discord.HTTPException as exc:
             self._failed(exc)
@@ -304,7 +205,7 @@ class Outbox:
             log.warning("storage failed while delivering a message", exc_info=True)
 
     def _failed(self, exc: discord.HTTPException) -> None:
-        kind = _error_kind(exc)
+        kind = error_kind(exc)
         if self.metrics is not None:
             self.metrics.platform_error(NAME, kind)
         log.warning("Discord refused a send: %s %s", exc.status, exc.code, extra={"status": exc.status})
@@ -331,7 +232,7 @@ class Outbox:
             self._failed(exc)
         except StorageError:
             log.warning("storage failed while answering an interaction", exc_info=True)
-        except _NoAccess:
+        except NoAccess:
             plan.no_access = True
         finally:
             watchdog.cancel()
@@ -379,11 +280,11 @@ class Outbox:
         """The mover's hand after their interaction was answered with a deal's result: their DM, else the
         hand they have open (edited with its token), else a new ephemeral hand."""
         uid = reply.user_id
-        if await self.refs.wants_dm(uid) and await self._dm(uid, m, reply):
+        if await self.refs.wants_dm(uid) and await self.dms.send(uid, m, reply):
             return
         body = self._hand_body(m, dm=False)
         ref = await self.refs.hand(uid, channel_id)
-        if ref is not None and await self._webhook_edit(ref.token, ref.message_id, body):
+        if ref is not None and await self.webhooks.edit(ref.token, ref.message_id, body):
             await self.refs.set_hand(uid, channel_id, ref.token, ref.message_id, ref.at, m.version)
             return
         message_id = await reply.send_ephemeral(body)
@@ -395,7 +296,7 @@ class Outbox:
         pressed = reply.component_message
         if pressed is None:
             return
-        if not _is_hand_message(pressed):
+        if not is_hand_message(pressed):
             refs = await self.refs.channel(pressed.channel.id)
             for m in plan.group:
                 ref = MessageRef.parse(refs.get(m.key)) if m.key is not None else None
@@ -435,7 +336,7 @@ class Outbox:
     async def _to_invoker(self, reply: Reply, m: Message) -> None:
         channel_id = reply.interaction.channel_id
         if m.kind == "hand" and isinstance(m.audience, Private) and not reply.in_dm and channel_id:
-            if await self.refs.wants_dm(reply.user_id) and await self._dm(reply.user_id, m, reply):
+            if await self.refs.wants_dm(reply.user_id) and await self.dms.send(reply.user_id, m, reply):
                 if not reply.answered:
                     await reply.send_ephemeral(Body(content=L.labels(m.language)._(L.DM_SENT)))
                 return
@@ -477,7 +378,7 @@ class Outbox:
             chat = m.audience.chat
             # Discord's own "My hand" (answered with an ephemeral hand at once) stands in for the
             # service's, so the table shows one such button, not two.
-            m = replace(m, buttons=_without_hand_button(m.buttons))
+            m = replace(m, buttons=without_hand_button(m.buttons))
             extra.append(Key(L.labels(m.language)._(L.MY_HAND), hand_id(chat.key), "primary"))
         return render(m, extra=extra)
 
@@ -547,7 +448,7 @@ class Outbox:
             elif self.handover is not None:
                 await self.handover(m)
             if m.kind == "final":
-                await self._drop_ping(channel_id, m)
+                await self.pings.drop(channel_id, m)
             return
         key = m.key
         lock_key = (channel_id, key)
@@ -585,13 +486,13 @@ class Outbox:
         finally:
             self.latest.done(lock_key, ticket)
         if m.kind == "final":
-            await self._drop_ping(channel_id, m)
+            await self.pings.drop(channel_id, m)
 
     async def _post(
         self,
         channel_id: int,
         body: Body,
-        mentions: discord.AllowedMentions = _NO_MENTIONS,
+        mentions: discord.AllowedMentions = NO_MENTIONS,
     ) -> int | None:
         channel = self.client.get_partial_messageable(channel_id)
         try:
@@ -604,8 +505,8 @@ class Outbox:
             )
         except discord.HTTPException as exc:
             self._failed(exc)
-            if isinstance(exc, discord.Forbidden) and exc.code in _NO_ACCESS_CODES:
-                raise _NoAccess from exc
+            if isinstance(exc, discord.Forbidden) and exc.code in NO_ACCESS_CODES:
+                raise NoAccess from exc
             return None
         return sent.id
 
@@ -618,7 +519,7 @@ class Outbox:
                 embeds=body.embeds,
                 attachments=body.discord_files() or MISSING,
                 view=build_view(body.rows),
-                allowed_mentions=_NO_MENTIONS,
+                allowed_mentions=NO_MENTIONS,
             )
         except discord.NotFound:
             return False
@@ -630,7 +531,7 @@ class Outbox:
 
     async def _to_other(self, m: Message, channel_id: int | None, channel_lang: str | None = None) -> None:
         assert isinstance(m.audience, Private)
-        uid = _user_id(m.audience.user)
+        uid = user_id(m.audience.user)
         if uid is None:
             return
         if channel_id is None:
@@ -642,24 +543,26 @@ class Outbox:
         if m.kind == "hand":
             await self._other_hand(uid, m, channel_id, channel_lang)
             return
-        if await self.refs.wants_dm(uid) and await self._dm(uid, m, None, channel_id=channel_id):
+        if await self.refs.wants_dm(uid) and await self.dms.send(uid, m, None, channel_id=channel_id):
             return
         if channel_id is None:
             log.info("a private %s message for a user without a Discord table was dropped", m.kind)
             return
         hand = await self.refs.hand(uid, channel_id)
-        if hand is not None and await self._followup(hand.token, render(m, in_place=True)):
+        if hand is not None and await self.webhooks.followup(hand.token, render(m, in_place=True)):
             return
         if m.kind == "warning":
-            await self._ping(channel_id, uid, channel_lang, L.HURRY, turn=None, of=m)
+            await self.pings.ping(channel_id, uid, channel_lang, L.HURRY, turn=None, of=m)
 
     async def _other_hand(
         self, uid: int, m: Message, channel_id: int | None, channel_lang: str | None
     ) -> None:
-        turn = _turn_of(m) if m.notify else None
-        if await self.refs.wants_dm(uid) and await self._dm(uid, m, None, turn=turn, channel_id=channel_id):
+        turn = turn_of(m) if m.notify else None
+        if await self.refs.wants_dm(uid) and await self.dms.send(
+            uid, m, None, turn=turn, channel_id=channel_id
+        ):
             if turn is not None and channel_id is not None:
-                await self._turn_elsewhere(channel_id, m)
+                await self.pings.elsewhere(channel_id, m)
             return  # a new DM notifies by itself
         if channel_id is None:
             return
@@ -670,7 +573,7 @@ class Outbox:
             if ref is not None and not (
                 ref.version is not None and m.version is not None and m.version < ref.version
             ):
-                if await self._webhook_edit(ref.token, ref.message_id, self._hand_body(m, dm=False)):
+                if await self.webhooks.edit(ref.token, ref.message_id, self._hand_body(m, dm=False)):
                     if m.version is not None:
                         await self.refs.set_hand(
                             uid, channel_id, ref.token, ref.message_id, ref.at, m.version
@@ -678,139 +581,7 @@ class Outbox:
                 else:
                     await self.refs.forget_hand(uid, channel_id)
         if turn is not None:
-            await self._ping(channel_id, uid, channel_lang, L.YOUR_TURN, turn=turn, of=m)
-
-    async def _ping(
-        self,
-        channel_id: int,
-        uid: int,
-        lang: str | None,
-        text: str,
-        *,
-        turn: str | None,
-        of: Message,
-    ) -> None:
-        """Mention the user in the channel once per turn, with the My hand button; the old ping goes first,
-        so that the channel holds one ping at most.
-
-        `text` is one of the adapter's own msgids with a `{mention}` field, never service text. A channel
-        message, so in the channel's language: `lang` (the call's group messages'), else the one its table
-        message was posted in, else English.
-
-        The ping waits for the channel's budget; after the wait the channel's references are read again,
-        and a ping drawn for a turn older than the one announced meanwhile (`@turn`, by any process) is
-        dropped. The old ping is taken out of `@ping` by an atomic swap, and only the one who took it out
-        deletes it: each ping is deleted exactly once, whichever processes ping the channel."""
-        version, serial = of.version, of.serial
-        if not await self._announce(channel_id, of, str(uid)):
-            return
-        slot = (channel_id, PING)
-        ticket = self.latest.ticket(slot)
-        try:
-            async with self.latest.lock(slot):
-                if not self.latest.is_latest(slot, ticket):
-                    return  # a later ping of this channel is queued behind us
-                if self._ping_done(await self.refs.channel(channel_id), uid, turn, version, serial):
-                    return
-                # The old ping goes first, before the wait: it names someone who no longer has to act,
-                # and the new one is posted the moment the budget allows (a deletion between the two
-                # would delay the post past its slot).
-                if not await self._take_ping(channel_id, of):
-                    return
-                while True:
-                    if not await self.budget.acquire(channel_id, lambda: self.latest.is_latest(slot, ticket)):
-                        return
-                    refs = await self.refs.channel(channel_id)
-                    if self._ping_done(refs, uid, turn, version, serial):
-                        return
-                    if PingRef.parse(refs.get(PING)) is None:
-                        break
-                    # Another process pinged while we waited: its ping goes first, and the post waits for
-                    # a slot again (a deletion between a slot and its post would send the post late).
-                    if not await self._take_ping(channel_id, of):
-                        return
-                lang = lang or refs.get(LANG) or "en"
-                lab = L.labels(lang)
-                body = Body(
-                    content=lab._(text).format(mention=f"<@{uid}>"),
-                    rows=[[Key(lab._(L.MY_HAND), hand_id(_table_id(channel_id)), "primary")]],
-                )
-                mentions = discord.AllowedMentions(users=[discord.Object(uid)])
-                message_id = await self._post(channel_id, body, mentions)
-                if message_id is not None:
-                    ping = PingRef(message_id, uid, turn or "-", version, serial or "")
-                    await self._put_ping(channel_id, ping)
-        finally:
-            self.latest.done(slot, ticket)
-
-    async def _announce(self, channel_id: int, of: Message, who: str) -> bool:
-        """Record in `@turn` (before any wait) that the turn of table version `version` is being announced;
-        False when a later turn was announced already (by this process or another)."""
-        version = of.version
-        if version is None:
-            return True
-        announced = await self.refs.set_channel(channel_id, TURN, f"{version}:{who}:{of.serial or ''}")
-        if _turn_version(announced, of.serial) > version:
-            await self.refs.set_channel(channel_id, TURN, announced or "")
-            return False
-        return True
-
-    @staticmethod
-    def _ping_done(
-        refs: dict[str, str], uid: int, turn: str | None, version: int | None, serial: str | None
-    ) -> bool:
-        """This turn was pinged already, or a later turn was announced (the ping would name someone who no
-        longer has to act)."""
-        if version is not None and _turn_version(refs.get(TURN), serial) > version:
-            return True
-        current = PingRef.parse(refs.get(PING))
-        if current is None:
-            return False
-        if current.newer_than(version, serial):
-            return True
-        return turn is not None and current.user_id == uid and current.turn == turn
-
-    async def _take_ping(self, channel_id: int, of: Message) -> bool:
-        """Take the channel's ping out of `@ping` and delete it (before the next is posted: one ping at most
-        in the channel). False, with the ping left in place, when it is newer than `of`."""
-        taken = await self.refs.set_channel(channel_id, PING, CLAIMED)
-        old = PingRef.parse(taken)
-        if old is not None and old.newer_than(of.version, of.serial):
-            await self._put_ping(channel_id, old)
-            return False
-        if old is not None:
-            await self._delete(channel_id, old.message_id)
-        return True
-
-    async def _put_ping(self, channel_id: int, ping: PingRef) -> None:
-        """Swap `ping` into `@ping`; the ping swapped out (another process's, posted meanwhile) is deleted
-        by us, or, when it is newer than ours, put back while ours is deleted."""
-        keep = ping
-        taken = PingRef.parse(await self.refs.set_channel(channel_id, PING, ping.dump()))
-        while taken is not None and taken.newer_than(keep.version, keep.serial):
-            keep = taken
-            taken = PingRef.parse(await self.refs.set_channel(channel_id, PING, keep.dump()))
-        if taken is not None and taken.message_id != keep.message_id:
-            await self._delete(channel_id, taken.message_id)
-
-    async def _turn_elsewhere(self, channel_id: int, of: Message) -> None:
-        """A turn was announced without a channel ping (by DM): the channel's older ping names someone who
-        no longer has to act, so it goes now (the next ping would have deleted it anyway)."""
-        if not await self._announce(channel_id, of, "-"):
-            return
-        async with self.latest.lock((channel_id, PING)):
-            current = PingRef.parse((await self.refs.channel(channel_id)).get(PING))
-            if current is not None and not current.newer_than(of.version, of.serial):
-                await self._take_ping(channel_id, of)
-
-    async def _drop_ping(self, channel_id: int, final: Message) -> None:
-        """The game is over: its last ping goes, and a ping still waiting for the budget (in any process)
-        is not posted after it (`@turn` holds the final message's version)."""
-        await self._announce(channel_id, final, "end")
-        async with self.latest.lock((channel_id, PING)):
-            old = PingRef.parse(await self.refs.set_channel(channel_id, PING, CLAIMED))
-            if old is not None:
-                await self._delete(channel_id, old.message_id)
+            await self.pings.ping(channel_id, uid, channel_lang, L.YOUR_TURN, turn=turn, of=m)
 
     async def _delete(self, channel_id: int, message_id: int) -> None:
         """Delete one of the bot's channel messages. Callers own what they delete (each message is deleted
@@ -828,152 +599,8 @@ class Outbox:
         channels = {
             c
             for t in await self.refs.store.tables_for_user(f"{PLATFORM}:{uid}")
-            if (c := _channel_of_table(t)) is not None
+            if (c := channel_of_table(t)) is not None
         }
         return channels.pop() if len(channels) == 1 else None
 
     # --- webhooks (interaction tokens) --------------------------------------------------------------
-
-    def _webhook(self, token: str) -> discord.Webhook:
-        """The interaction webhook of `token` (Discord's application webhook: id the application's, token the
-        interaction's), usable by any process for 15 minutes: `Webhook.partial` with the client (its HTTP
-        session and state, so views with buttons work), typed as an application webhook (which allows
-        ephemeral messages)."""
-        app_id = self.client.application_id
-        if app_id is None:
-            raise RuntimeError("the client has no application id yet")
-        hook = discord.Webhook.partial(app_id, token, client=self.client)
-        hook.type = discord.WebhookType.application
-        return hook
-
-    async def _webhook_edit(self, token: str, message_id: int, body: Body) -> bool:
-        try:
-            await self._webhook(token).edit_message(
-                message_id,
-                content=body.content,
-                embeds=body.embeds,
-                view=build_view(body.rows),
-                allowed_mentions=_NO_MENTIONS,
-            )
-        except (discord.NotFound, discord.Forbidden):
-            return False
-        except discord.HTTPException as exc:
-            self._failed(exc)
-            return False
-        return True
-
-    async def _followup(self, token: str, body: Body) -> bool:
-        try:
-            await self._webhook(token).send(
-                body.content or MISSING,
-                embeds=body.embeds or MISSING,
-                view=build_view(body.rows) or MISSING,
-                ephemeral=True,
-                allowed_mentions=_NO_MENTIONS,
-            )
-        except (discord.NotFound, discord.Forbidden):
-            return False
-        except discord.HTTPException as exc:
-            self._failed(exc)
-            return False
-        return True
-
-    # --- direct messages ----------------------------------------------------------------------------
-
-    async def _dm(
-        self,
-        uid: int,
-        m: Message,
-        reply: Reply | None,
-        *,
-        turn: str | None = None,
-        channel_id: int | None = None,
-        body: Body | None = None,
-    ) -> bool:
-        """Send or edit the user's DM for `m` (drawn as `body` when given); False (and DMs switched off)
-        when they refuse DMs.
-
-        A DM of an older table version than the one in the DM is never sent, posted afresh or not: the
-        reference is read after the lock of the user's key (two deliveries to one DM never cross), and the
-        one written after the send says whether another process delivered a newer one meanwhile (then
-        ours goes).
-
-        `turn`: the turn `m` announces, so that the note about closed DMs counts as its ping."""
-        if m.key is None:
-            return await self._dm_send(uid, m, reply, turn=turn, channel_id=channel_id, body=body)
-        async with self.latest.lock(("dm", uid, m.key)):
-            return await self._dm_send(uid, m, reply, turn=turn, channel_id=channel_id, body=body)
-
-    async def _dm_send(
-        self,
-        uid: int,
-        m: Message,
-        reply: Reply | None,
-        *,
-        turn: str | None,
-        channel_id: int | None,
-        body: Body | None = None,
-    ) -> bool:
-        if body is None:
-            body = self._hand_body(m, dm=True) if m.kind == "hand" else render(m)
-        try:
-            channel = await self.client.create_dm(discord.Object(uid))
-            found = await self.refs.dm(uid, m.key) if m.key is not None else None
-            existing = found[1] if found is not None else None
-            if existing is not None and existing.newer_than(m.version):
-                return True  # an older hand than the one in the DM: nothing to do
-            if existing is not None and not m.notify:
-                message = channel.get_partial_message(existing.message_id)
-                try:
-                    await message.edit(
-                        content=body.content,
-                        embeds=body.embeds,
-                        view=build_view(body.rows),
-                        allowed_mentions=_NO_MENTIONS,
-                    )
-                    if m.key is not None and m.version != existing.version:
-                        ref = MessageRef(existing.message_id, m.version)
-                        await self.refs.set_dm(uid, m.key, channel.id, ref)
-                    return True
-                except discord.NotFound:
-                    existing = None
-            sent = await channel.send(
-                body.content,
-                embeds=body.embeds or MISSING,
-                files=body.discord_files() or MISSING,
-                view=build_view(body.rows) or MISSING,
-                allowed_mentions=_NO_MENTIONS,
-            )
-        except discord.Forbidden as exc:
-            if exc.code != 50007:
-                self._failed(exc)
-                return False
-            await self._dms_closed(uid, m, reply, turn, channel_id)
-            return False
-        if m.key is not None:
-            replaced = await self.refs.set_dm(uid, m.key, channel.id, MessageRef(sent.id, m.version))
-            gone = replaced if replaced is not None and replaced.message_id != sent.id else None
-            if gone is not None and gone.newer_than(m.version):
-                # Another process delivered a newer DM meanwhile: it stays, ours goes.
-                await self.refs.set_dm(uid, m.key, channel.id, gone)
-                gone = MessageRef(sent.id, m.version)
-            if gone is not None:
-                with contextlib.suppress(discord.HTTPException):
-                    await channel.get_partial_message(gone.message_id).delete()
-        return True
-
-    async def _dms_closed(
-        self, uid: int, m: Message, reply: Reply | None, turn: str | None, channel_id: int | None
-    ) -> None:
-        """The user refuses DMs (50007): switch them back to ephemeral hands and tell them how to play."""
-        if self.metrics is not None:
-            self.metrics.platform_error(NAME, "dm_closed")
-        await self.refs.set_wants_dm(uid, False)
-        if reply is not None and reply.user_id == uid:
-            text = L.labels(m.language)._(L.DM_CLOSED).format(mention=f"<@{uid}>")
-            await reply.send_ephemeral(Body(content=text))
-            return
-        if channel_id is None and reply is not None and not reply.in_dm:
-            channel_id = reply.interaction.channel_id
-        if channel_id is not None:
-            await self._ping(channel_id, uid, None, L.DM_CLOSED, turn=turn, of=m)

@@ -5,8 +5,9 @@ A public table (`pub:…`) has no channel: each seated person reads its "group" 
 message of a public table (`Message.table` names it, relayed ones too) and the status message go by DM,
 whatever the person chose for their hands at channel tables (`/thousand hand dm`): one DM per key,
 edited in place, a `notify` one posted anew (the old one deleted), never an older version over a newer
-one (`Outbox._dm` keeps each key's version). The table is one message per deal (its key names the deal),
-the hand one message, as in a channel. A public hand has no "Hand here" switch: there is no channel.
+one (`dms.DirectMessages` keeps each key's version). The table is one message per deal (its key names
+the deal), the hand one message, as in a channel. A public hand has no "Hand here" switch: there is no
+channel.
 
 A press in the DM whose answer is the pressed message's next state (the status after Keep waiting, the
 hand after a move) is answered by updating that message: one call, and the interaction's answer. Not a

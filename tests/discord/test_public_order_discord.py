@@ -69,7 +69,7 @@ def test_coalesce_keeps_a_new_message_below_the_keyed_ones_before_it() -> None:
     """Two hands of one key in one batch with the deal's result between them: the merged hand is posted
     after the result (in its place it would stand above it); without a keyed message between, it keeps
     the first one's place."""
-    from adapters.discord.delivery import coalesce
+    from adapters.discord.routing import coalesce
     from bot.model import Message, Private, UserRef
 
     ann = Private(UserRef("dc", "1", "Ann"))
