@@ -146,6 +146,9 @@ class TableLog:
     told_failed: list[tuple[str, int, str, str]] = field(default_factory=list)
     """The same for each move answered "unavailable" (or uncertain), with the code."""
     unavailable_at: list[float] = field(default_factory=list)
+    uncertain_at: list[float] = field(default_factory=list)
+    """Answers "may or may not have been taken" (a save the replicas did not confirm in time): the table
+    did answer, so for its stalls these count as progress; whether the move stands the audit reads."""
     finished: bool = False
     last: Command | None = None
     last_at: tuple[str, int, str] | None = None
@@ -261,7 +264,7 @@ class Play:
                 log.last = log.last_at = None  # a person tries again only a move that failed
             elif is_unavailable(reason):
                 self.tally.refuse(reason)
-                log.unavailable_at.append(when)
+                (log.uncertain_at if "uncertain" in reason else log.unavailable_at).append(when)
                 log.told_failed.append((*at, reason))
                 await asyncio.sleep(0.05)
             else:
@@ -547,16 +550,19 @@ async def failover(
     survivors = [play.logs[k] for k in play.logs if k not in on_victim]
     victims = [play.logs[k] for k in play.logs if k in on_victim]
 
+    def answered(log: TableLog) -> list[float]:
+        return sorted(t for t in [*log.accepted_at, *log.uncertain_at] if t >= killed_at)
+
     def stall(log: TableLog) -> float:
-        """The longest time without an accepted move from just before the kill to the end."""
-        times = [killed_at - 0.001, *[t for t in log.accepted_at if t >= killed_at], ended]
+        """The longest time without an accepted (or uncertain) move from just before the kill to the end."""
+        times = [killed_at - 0.001, *answered(log), ended]
         if log.finished and log.accepted_at and log.accepted_at[-1] < killed_at:
             return 0.0
         return max(b - a for a, b in itertools.pairwise(times))
 
     def stall_start(log: TableLog) -> float:
         """When the longest stall after the kill began, from the kill (negative: before it)."""
-        times = [killed_at - 0.001, *[t for t in log.accepted_at if t >= killed_at], ended]
+        times = [killed_at - 0.001, *answered(log), ended]
         gaps = [(b - a, a) for a, b in itertools.pairwise(times)]
         return max(gaps)[1] - killed_at
 
@@ -590,6 +596,7 @@ async def failover(
             survivor_stalls[len(survivor_stalls) // 2] if survivor_stalls else None
         ),
         "surviving_tables_answered_unavailable": sum(len(log.unavailable_at) for log in survivors),
+        "surviving_tables_answered_uncertain": sum(len(log.uncertain_at) for log in survivors),
         "surviving_tables_longest_gap_before_kill_s": round(
             max((gap_before(log) for log in survivors), default=0.0), 2
         ),
@@ -606,6 +613,7 @@ async def failover(
         ),
         "killed_tables_never_back": sum(b is None for b in backs),
         "killed_tables_answered_unavailable": sum(len(log.unavailable_at) for log in victims),
+        "killed_tables_answered_uncertain": sum(len(log.uncertain_at) for log in victims),
         **check,
     }
     figures["killed_tables_answers_while_unreadable"] = dict(

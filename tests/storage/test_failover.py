@@ -28,10 +28,12 @@ import pytest
 from bench.cluster import Options, failover, started, wait_supported
 
 TABLES = 60
-NODE_TIMEOUT_MS = 2000
+NODE_TIMEOUT_MS = 3000
 STALL_LIMIT_S = NODE_TIMEOUT_MS / 1000
 """A surviving table waits less than the failure detection itself (before issue 26: node timeout plus
-the election, about 4-5 s here, for every table)."""
+the election, for every table). Its answers "may or may not have been taken" (a replica slower than
+REDIS_WAIT_TIMEOUT_MS on a busy machine) count as answers: the table moved on, and the audit reads
+whether each such move stands."""
 BACK_WITHIN_S = 15.0
 
 pytestmark = pytest.mark.timeout(120)
@@ -62,7 +64,7 @@ async def test_with_replicas_and_wait_a_killed_master_stops_only_its_own_tables(
     # Tables on the surviving masters never waited as long as the failure took to be noticed...
     assert result["surviving_tables_longest_stall_s"] < STALL_LIMIT_S, why
     assert result["surviving_tables_answered_unavailable"] == 0, why
-    # ... and the killed master's tables came back.
+    # ... and the killed master's tables came back, within 15 s of the kill.
     assert result["killed_tables_never_back"] == 0, why
     assert result["killed_tables_back_after_s"] <= BACK_WITHIN_S, why
     assert result["acknowledged_moves_lost"] == 0, why
