@@ -294,7 +294,10 @@ def _dc_text(message: Any) -> str:
 async def _tap_move(tab: Tab, store: RedisStore, table_id: str, version: int) -> None:
     """Tap until the move is made: a give or a discard takes several taps, and a deal's result stands
     between the deals until Continue (a tap that is no move: failed so on a busy machine, where the page
-    was still showing the result when the next deal's first move was due)."""
+    was still showing the result when the next deal's first move was due). A give by Eve (the page
+    declaring, as when the others pass her forced opening) is a card and its player twice, then the
+    confirm: before `click_pending` picked the second card, this loop gave one card and waited out its
+    300 looks, and the test timed out on that move (about 1 run in 3)."""
     while await tap(tab) == "continue":
         pass
     for _ in range(300):
@@ -303,7 +306,7 @@ async def _tap_move(tab: Tab, store: RedisStore, table_id: str, version: int) ->
         await tab.page.wait_for_timeout(20)
         if await tab.page.get_attribute("#app", "data-version") != str(version):
             continue  # the page shows the next state: a tap now would make a move nobody read
-        await click_pending(tab.page)  # the give's or discard's own button, nothing else
+        await click_pending(tab.page)  # the give's or discard's next step (its confirm, a player, a card)
 
 
 async def _check_page(

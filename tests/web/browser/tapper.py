@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from browserkit import Tab
 from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
 
 # The page's enabled controls, as [kind, value, target, confirm] (data attributes the page sets).
 CONTROLS = """
@@ -29,6 +30,52 @@ VISIBLE_POINT = """
 """
 
 
+async def _click(page: Page, selector: str, what: str) -> str:
+    """Click the first of `selector` where a person would tap it; returns `what`.
+
+    The page redraws its hand on every event: a card found may be gone a moment later (then look again) or
+    covered where Playwright would tap (then tap the part of it a person sees)."""
+    for _ in range(5):
+        target = page.locator(selector).first
+        if not await page.locator(selector).count():
+            return what  # gone since the page was read: the page moved on
+        try:
+            await target.scroll_into_view_if_needed(timeout=2000)
+            point = await target.evaluate(VISIBLE_POINT, timeout=2000)
+        except PlaywrightError:
+            await page.wait_for_timeout(50)
+            continue
+        if point is not None:
+            await page.mouse.click(point[0], point[1])
+            return what
+    # Not found in five looks: the page moved on (the move was made, the control is gone), or the
+    # control is there but covered everywhere: Playwright's own click says which.
+    if await page.locator(selector).count():
+        await page.locator(selector).first.click()
+    return what
+
+
+# The steps of a give or discard being picked, in order: its confirm once every card is picked, a player for
+# the card picked (a give), else the next card to pick. The hand is `choosing` but not `playing` only while
+# cards are picked: a card tapped there is picked, never played.
+PICK_STEPS = (
+    "#actions button[data-confirm='1']",
+    "#actions button[data-target]:not([disabled])",
+    "#hand.choosing:not(.playing) button.cardbtn:not([disabled]):not(.selected):not(.given)",
+)
+
+
+async def pick_step(page: Page) -> str:
+    """Take the next step of a give or discard being picked, if the page shows one, and nothing else:
+    "confirm", "give-to", "pick", or "" when the page shows no pick. A 3-player give is a card and its
+    player twice, then the confirm; a 2-player discard two cards, then the confirm. (A whole `tap` here,
+    once the page had drawn the state after the move, would play the next card: a move nobody read.)"""
+    for selector, what in zip(PICK_STEPS, ("confirm", "give-to", "pick"), strict=True):
+        if await page.locator(selector).count():
+            return await _click(page, selector, what)
+    return ""
+
+
 async def tap(tab: Tab, *, wait: bool = True) -> str:
     """Tap the next thing a quick player taps: finish a give or discard, pass when allowed, take the talon,
     look at the cards, the lowest bid or contract, a marriage when offered, else the first playable card.
@@ -47,49 +94,27 @@ async def tap(tab: Tab, *, wait: bool = True) -> str:
         controls = await page.evaluate(CONTROLS)
     kinds = [c[0] for c in controls]
 
-    async def click(selector: str, what: str) -> str:
-        # The page redraws its hand on every event: a card found may be gone a moment later (then look
-        # again) or covered where Playwright would tap (then tap the part of it a person sees).
-        for _ in range(5):
-            target = page.locator(selector).first
-            if not await page.locator(selector).count():
-                return what  # gone since the page was read: the page moved on
-            try:
-                await target.scroll_into_view_if_needed(timeout=2000)
-                point = await target.evaluate(VISIBLE_POINT, timeout=2000)
-            except PlaywrightError:
-                await page.wait_for_timeout(50)
-                continue
-            if point is not None:
-                await page.mouse.click(point[0], point[1])
-                return what
-        # Not found in five looks: the page moved on (the move was made, the control is gone), or the
-        # control is there but covered everywhere: Playwright's own click says which.
-        if await page.locator(selector).count():
-            await page.locator(selector).first.click()
-        return what
-
     if "close-result" in kinds:  # a deal's result stands between the deals: read, then Continue
-        return await click('#result button[data-kind="close-result"]', "continue")
+        return await _click(page, '#result button[data-kind="close-result"]', "continue")
     if any(c[3] for c in controls):
-        return await click('#actions button[data-confirm="1"]', "confirm")
+        return await _click(page, '#actions button[data-confirm="1"]', "confirm")
     if any(c[2] for c in controls):
-        return await click("#actions button[data-target]:not([disabled])", "give-to")
+        return await _click(page, "#actions button[data-target]:not([disabled])", "give-to")
     if "pass" in kinds:
-        return await click('#actions button[data-kind="pass"]', "pass")
+        return await _click(page, '#actions button[data-kind="pass"]', "pass")
     if "blind" in kinds:
-        return await click('#actions button[data-kind="blind"][data-value="0"]', "blind-no")
+        return await _click(page, '#actions button[data-kind="blind"][data-value="0"]', "blind-no")
     if "take" in kinds:
-        return await click('#actions button[data-kind="take"]', "take")
+        return await _click(page, '#actions button[data-kind="take"]', "take")
     if "declare" in kinds:
-        return await click('#actions button[data-kind="declare"]', "declare")
+        return await _click(page, '#actions button[data-kind="declare"]', "declare")
     for kind in ("contract", "bid"):
         if kind in kinds:
-            return await click(f'#actions button[data-kind="{kind}"]', kind)
+            return await _click(page, f'#actions button[data-kind="{kind}"]', kind)
     if await card.count():
-        return await click("#hand button.cardbtn:not([disabled]):not(.selected):not(.given)", "card")
+        return await _click(page, "#hand button.cardbtn:not([disabled]):not(.selected):not(.given)", "card")
     if controls:
-        return await click("#actions button:not([disabled])", kinds[0])
+        return await _click(page, "#actions button:not([disabled])", kinds[0])
     if not wait:
         return ""
     raise AssertionError("nothing to tap: " + await page.inner_text("#app"))
