@@ -37,7 +37,9 @@ def test_on_redis_and_a_cluster_every_command_is_a_move_and_round_trips_are_the_
     cluster: bool, redis_url: str, redis_prefix: str, request: pytest.FixtureRequest
 ) -> None:
     """docs/OPERATIONS.md: 2 round trips per move typed in the group, 5 for a give from the private chat;
-    on a cluster 3 and 6."""
+    on a cluster the same since issue 26 (the deadline is written by the save's own script; a move whose
+    deadline falls earlier than its index entry writes the index too, so a kind may average a little
+    more). Before issue 26 a cluster took 3 and 6: every move wrote the global deadline index after it."""
     url = request.getfixturevalue("redis_cluster").url if cluster else redis_url
 
     async def go() -> tuple[dict[str, object], int]:
@@ -55,9 +57,11 @@ def test_on_redis_and_a_cluster_every_command_is_a_move_and_round_trips_are_the_
     assert status == 0 and result["counted"]["refused"] == {}, result  # type: ignore[index]
     trips = result["redis_round_trips_per_move_by_chat"]
     assert isinstance(trips, dict)
-    group, give = (3.0, 6.0) if cluster else (2.0, 5.0)
-    assert trips["give in private"] == give, trips
-    assert {v for k, v in trips.items() if k.endswith("in group")} == {group}, trips
+    group, give = 2.0, 5.0
+    slack = 0.25 if cluster else 0.0
+    assert give <= trips["give in private"] <= give + slack, trips
+    in_group = [v for k, v in trips.items() if k.endswith("in group")]
+    assert in_group and all(group <= v <= group + slack for v in in_group), trips
 
 
 def test_a_run_that_types_secret_moves_in_the_group_withholds_its_rates(
