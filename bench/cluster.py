@@ -6,32 +6,38 @@ mover's private chat (a button names its table, as the hand's buttons do), every
 the table's group (`bot.vocabulary.typed`). Before each move the bench reads the table back (a second
 store client, `Observer`), so its model of every table is the store's.
 
-Every answer is counted (`bench/tally.py`): accepted moves, refusals by reason; "storage unavailable"
-answers are counted apart (the outage's own answer, expected during a failover). A phase whose other
-refusals pass 1% of its commands prints no rates (null, the reason, exit status 1).
+Every answer is counted (`bench/tally.py`): accepted moves, refusals by reason; the storage's own
+answers, "temporarily unavailable" and "may or may not have been taken" (`StorageUncertain`), are
+counted apart (expected during a failover). A phase whose other refusals pass 1% of its commands prints
+no rates (null, the reason, exit status 1).
 
 Phases, each on a Redis of its own (started here unless `--redis-url` is given):
 - `one-server`: one redis-server (appendonly everysec), the baseline.
 - `cluster`: 3 masters + 3 replicas (appendonly everysec): commands/s, accepted moves/s, round trips
   per move (`RedisStore.round_trips`), and each master's share of the commands processed (INFO
-  commandstats deltas on each master, less the bench's own reads; the raw share as well).
-- `cluster-wait` (when the settings have REDIS_WAIT_REPLICAS): the same with WAIT 1 after each save.
+  commandstats deltas on each master, less the bench's own reads; the raw share as well), the Redis CPU
+  per move (INFO cpu) and the rate at which the busiest master's core would be full.
+- `cluster-wait`: the same with REDIS_WAIT_REPLICAS=1 (WAIT 1 after each save).
+- `single-slots`: on one server, the Redis CPU per operation of the slots that stay single whatever the
+  number of masters: `{sends}`, a platform's relay stream, `{mm}` (see `single_slots`).
 - with `--failover`: `failover` and `failover-wait`: SIGKILL of one master mid-run (the one holding the
   slot of the `{deadlines}` tag: before issue 26 every save wrote there), then: the longest stall of
   the tables whose slot is on a surviving master, the time until every table of the killed master
   accepted a move again, acknowledged moves lost (each move the service answered as accepted, looked up
-  in the final documents), moves stored while the mover was told they failed, and half-written tables
-  (document, stream and deadline out of step); `failover-no-replicas`: the same kill on 3 masters
-  without replicas (`cluster-require-full-coverage no`): the other tables must go on, the lost node's
-  players are told "storage unavailable".
+  in the final documents), moves stored while the mover was told they failed (or told they may have
+  been taken), half-written tables (document and stream out of step) and live tables whose deadline has
+  no entry in its index shard after the timer loop's sweep and a tick; `failover-no-replicas`: the same
+  kill on 3 masters without replicas (`cluster-require-full-coverage no`): the other tables must go on,
+  the lost node's players are told "storage unavailable".
 
     python bench/cluster.py [--tables 60] [--seconds 10] [--failover] [--failover-seconds 20]
         [--node-timeout-ms 2000] [--phases one-server,cluster,...] [--seed 1]
         [--redis-url URL --cluster]
 
-`--redis-url URL --cluster`: the `cluster` phase on that cluster (its masters found by CLUSTER NODES);
-no failover there (the bench kills only what it started). Progress on stderr when it is a terminal.
-Prints one JSON object: the phases by name and `ceilings` (moves/s per master × masters).
+`--redis-url URL --cluster`: the `cluster` and `cluster-wait` phases on that cluster (its masters found
+by CLUSTER NODES); no failover there (the bench kills only what it started); a cluster URL without
+`--cluster` is refused with a clear error (`bench/redis_target.check_mode`). Progress on stderr when it
+is a terminal. Prints one JSON object: the phases by name and `ceilings` (moves/s per master, masters).
 """
 
 from __future__ import annotations
