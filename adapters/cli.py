@@ -75,6 +75,65 @@ def replay(
     raise typer.Exit(0 if report["ok"] else 1)
 
 
+@app.command()
+def review(
+    file: Path = typer.Argument(..., help="A game record (thousand-record/1 JSON)."),
+    seat: list[int] | None = typer.Option(
+        None, "--seat", help="Review this seat (0-based; repeatable). Default: all."
+    ),
+    deal: list[int] | None = typer.Option(
+        None, "--deal", help="Review this deal (1-based; repeatable). Default: all."
+    ),
+    json_output: bool = typer.Option(False, "--json", help="Print one JSON object per decision."),
+    seed: int = typer.Option(0, help="Seed of the sampled deals (the same seed gives the same review)."),
+) -> None:
+    """Review each decision of a record's finished deals: the expected points of every option over the
+    deals the player could not tell apart, each solved with open hands, and what the choice cost.
+
+    Progress goes to stderr. Exit status 0, or 2 when the file is not a record.
+    """
+    from bot.review_job import review_text_json
+
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"thousand review: cannot read {file}: {exc}", file=sys.stderr)
+        raise typer.Exit(2) from None
+
+    def progress(done: int, total: int, d: int, s: int) -> None:
+        print(f"thousand review: deal {d}, seat {s} ({done + 1}/{total})", file=sys.stderr, flush=True)
+
+    try:
+        reviews, objects = review_text_json(
+            text, seat or None, deals=deal or None, seed=seed, progress=progress
+        )
+    except RecordError as exc:
+        print(f"thousand review: {file}: not a game record: {exc}", file=sys.stderr)
+        raise typer.Exit(2) from None
+    if json_output:
+        print(json.dumps(objects, indent=1, ensure_ascii=False))
+        return
+    by_deal: dict[tuple[int, int], list[dict[str, object]]] = {}
+    for o in objects:
+        by_deal.setdefault((int(str(o["deal"])), int(str(o["seat"]))), []).append(o)
+    for r in reviews:
+        head = f"Deal {r.deal}, seat {r.seat}"
+        if r.declarer == r.seat:
+            made = {True: "makeable", False: "not makeable", None: "-"}[r.makeable]
+            head += f": declarer, contract {r.contract} ({made} with open hands)"
+        print(head)
+        for o in by_deal.get((r.deal, r.seat), []):
+            cost = float(str(o["cost"]))
+            mark = "!" if cost >= 10 else " "
+            where = f"trick {o['trick']}" if o["trick"] is not None else str(o["phase"])
+            line = f" {mark} step {o['step']:>2} {where:<9} {o['chosen']:<16} cost {cost:6.2f}"
+            if o["best"] != o["chosen"]:
+                line += f"  best {o['best']}"
+            if o["contract_lost"]:
+                line += "  (decided the contract)"
+            print(line)
+
+
 @app.command("check-config")
 def check_config(
     platform: str | None = typer.Option(None, help="telegram or discord: also require what that bot needs."),

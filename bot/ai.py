@@ -15,8 +15,10 @@ from collections.abc import Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
+from bot.review_job import ReviewJob, run_review
 from core.actions import Action
 from core.ai import LEVELS, choose_action
+from core.ai.review import DealReview
 from core.game import GameState
 from core.view import SeatView, seat_view
 
@@ -83,6 +85,17 @@ class AiRunner:
             self.close()
             args = (level, view, legal, seed, self._budget, self._hard_stop)
             return await asyncio.to_thread(decide_now, *args)
+
+    async def review(self, job: ReviewJob) -> DealReview:
+        """A person's review of a finished deal (`bot.review`), in the pool: bounded work per deal
+        (`core.ai.review.Limits`), never on the event loop."""
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._pool(), run_review, job)
+        except BrokenProcessPool:
+            log.warning("computer player pool broke; restarting it")
+            self.close()
+            return await asyncio.to_thread(run_review, job)
 
     def close(self) -> None:
         if self._executor is not None:

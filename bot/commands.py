@@ -69,10 +69,14 @@ COMMANDS: Final = (
     "bid", "pass", "play", "give", "take", "discard", "sell", "blind", "contract",
     "bomb", "concede", "crawl",
     "hand", "table", "score", "rules", "set", "lang", "kick", "back", "end", "export",
-    "stats", "top", "help", "again", "say", "queue", "cancel",
+    "review", "stats", "top", "help", "again", "say", "queue", "cancel",
     "block", "unblock", "report",
 )  # fmt: skip
 """Every command the service knows, by its neutral name."""
+
+REVIEW_COMMAND: Final = "review"
+"""A person's review of a finished deal (`bot.review.ReviewDesk`): checked under the table's lock, worked
+out after it."""
 
 QUEUE_COMMANDS: Final = frozenset({"queue", "cancel"})
 """The public games' queue (`bot.handlers.queue`): about the sender, not a table. `/play` with no card

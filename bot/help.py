@@ -32,6 +32,7 @@ TYPED: Final[tuple[HelpLine, ...]] = (
         "/hand · /table · /score · /rules · /export",
         N_("your hand, the table, the scores, the rules, the record"),
     ),
+    ("/review · /review 3", N_("after a deal: your costliest choices in it, privately")),
     ("/set preset|turn|level|lang VALUE · /set OPTION VALUE", N_("the chat's settings and rules")),
     ("/lang pl", N_("your own language")),
     ("/set lang pl", N_("the chat's language")),

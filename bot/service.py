@@ -23,7 +23,14 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bot.ai import AiRunner
-from bot.commands import INVALID_BUTTON, QUEUE_COMMANDS, SAFETY_COMMANDS, SYSTEM_COMMANDS, UNKNOWN
+from bot.commands import (
+    INVALID_BUTTON,
+    QUEUE_COMMANDS,
+    REVIEW_COMMAND,
+    SAFETY_COMMANDS,
+    SYSTEM_COMMANDS,
+    UNKNOWN,
+)
 from bot.context import Context, Refusal, with_heading
 from bot.gameflow import GameFlow
 from bot.i18n import LANGUAGES, negotiate, translator
@@ -36,6 +43,7 @@ from bot.public.fanout import is_public
 from bot.public.refusals import PUBLIC_REFUSED, refusal_text
 from bot.public.rematch import Rematch, offer_turn
 from bot.render import render_error, render_help
+from bot.review import ReviewDesk
 from bot.settings import Settings
 from bot.snapshot import GameCache
 from bot.storage import Deadline, StorageUnavailable, StorageUncertain, Store, VersionConflict
@@ -84,6 +92,8 @@ class Service:
         self.cache = GameCache(cache_size)
         self.flow = GameFlow(self.settings, self.ai)
         self.handlers = handlers(self, rng or random.Random(secrets.randbits(64)))
+        self.reviews = ReviewDesk(self.run, self.handlers.for_command(REVIEW_COMMAND), self.ai.review)
+        """`/review`: checked under the table's lock, worked out after it in the computer players' pool."""
         self.throttle = CommandThrottle(
             store,
             limit=self.settings.command_limit,
@@ -198,6 +208,8 @@ class Service:
             return await self.rematch.handle(command, table_id)
         if is_public(table_id) and name in PUBLIC_REFUSED:
             return [await self._public_refusal(command)]
+        if name == REVIEW_COMMAND:
+            return await self.reviews.handle(command, table_id)
         handler = self.handlers.for_command(name)
         return await self.run(table_id, command, handler)
 

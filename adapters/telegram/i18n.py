@@ -45,6 +45,7 @@ COMMAND_MENU: Final = (
     ("back", N_("Play my own turns again after being away")),
     ("end", N_("End the game (admins, the table's creator)")),
     ("export", N_("The game record as a file")),
+    ("review", N_("My review of the last deal (privately)")),
     ("stats", N_("My statistics")),
     ("top", N_("The best players")),
     ("help", N_("How to play with this bot")),

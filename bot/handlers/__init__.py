@@ -47,6 +47,7 @@ class Handlers(LobbyHandlers, MoveHandlers, ManagementHandlers, PublicHandlers):
             "back": self.back,
             "end": self.end,
             "export": self.export,
+            "review": self.review,
             "stats": self.stats,
             "top": self.top,
             "title": self.title,
@@ -56,7 +57,8 @@ class Handlers(LobbyHandlers, MoveHandlers, ManagementHandlers, PublicHandlers):
         for name in MOVE_COMMANDS:
             self._table[name] = self._move_handler(name)
         # The queue's commands are about the sender, not a table: `bot.handlers.queue.QueueDesk`.
-        missing = set(COMMANDS) - set(self._table) - {"help"} - QUEUE_COMMANDS - SAFETY_COMMANDS
+        elsewhere = {"help"} | QUEUE_COMMANDS | SAFETY_COMMANDS
+        missing = set(COMMANDS) - set(self._table) - elsewhere
         assert not missing, missing
 
     def for_command(self, name: str) -> Handler:

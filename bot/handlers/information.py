@@ -18,6 +18,7 @@ from bot.render import (
 from bot.render_ladder import render_ladder_stats, render_public_top
 from bot.render_result import render_score_sheet
 from bot.render_rules import render_rules
+from bot.review import review_job
 from bot.stats import DEFAULT_RATING, board_keys, elo, outcomes, stats_scopes
 from bot.table import ChatSettings, TableDoc
 from bot.views import seat_labels
@@ -99,6 +100,12 @@ class InformationHandlers(HandlerBase):
             document=(f"thousand-{doc.serial}.json", data),
             kind="export",
         )
+
+    async def review(self, ctx: Context) -> None:
+        """`/review`: only the refusals here; the service's `bot.review.ReviewDesk` does the work after
+        the table's lock."""
+        self._check_button(ctx, exact=False)
+        review_job(ctx)
 
     def _replay_url(self, ctx: Context, doc: TableDoc, *, finished: bool) -> str | None:
         """The web replay of this game (docs/WEB.md), readable as long as the table is kept."""

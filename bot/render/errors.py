@@ -52,6 +52,9 @@ ERRORS = {
     "busy": N_("The table is busy. Please try again."),
     "internal": N_("Something went wrong on our side. Please try again."),
     "nothing_to_export": N_("There is no game to export yet."),
+    "nothing_to_review": N_("There is no game to review yet."),
+    "review_own_only": N_("Only a player of this table can review their own choices."),
+    "review_after_deal": N_("A deal can be reviewed once it is over: no deal of this game is finished yet."),
     # The engine's refusals (codes of core.errors.IllegalAction).
     "not_your_turn": N_("It is not your turn."),
     "deal_over": N_("This deal is already over."),

@@ -25,7 +25,7 @@ review is the same for the same seed on any machine).  Pure and synchronous like
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from ..actions import BLIND_NO, BLIND_YES, PASS, Action, Bid, Contract, Discard, Give, discard_action
@@ -66,7 +66,7 @@ class Limits:
     """Sampled deals per card played."""
     early_samples: int = 4
     """Sampled deals per decision before the card play (each option there is a full deal to solve)."""
-    min_samples: int = 2
+    min_samples: int = 1
     """Sampled deals per decision even when the budget is spent."""
     candidates: int = 4
     """Gives or lay-downs valued besides the chosen one."""
@@ -198,16 +198,18 @@ def review_deal(
     deal: int = 1,
     seed: int = 0,
     limits: Limits | None = None,
+    steps: Collection[int] | None = None,
 ) -> DealReview:
     """The review of ``seat``'s decisions in one deal: ``start`` is the game as the deal began and
-    ``actions`` every action of the deal, in order."""
+    ``actions`` every action of the deal, in order (``steps``: only the decisions at these indexes)."""
     lim = limits or Limits()
     work = _Work(lim)
     state = start
     number = state.deal_number
     todo: list[int] = []
     for i, (s, action) in enumerate(actions):
-        if s == seat and state.deal.phase in REVIEWED and len(state.legal_actions(s)) > 1:
+        wanted = steps is None or i in steps
+        if s == seat and wanted and state.deal.phase in REVIEWED and len(state.legal_actions(s)) > 1:
             todo.append(i)
         state = apply(state, s, action)[0]
         if state.deal_number != number:
