@@ -36,7 +36,7 @@ def own_cards(state: GameState, deal: int, seat: int) -> CardMask:
 
 
 def foreign_cards(text: str, lang: str, mine: CardMask) -> list[str]:
-    """Cards the text names that were not the reader's own (a token counts when every reading is another's)."""
+    """Cards the text names that were not the reader's own (a token whose every reading is another's)."""
     return [r.token for r in readings(text, [lang]) if all(not mine >> c & 1 for c in r.cards)]
 
 
