@@ -47,6 +47,9 @@ def replay(
         None, "--html", help="Also write one self-contained page stepping through the game, hands open."
     ),
     lang: str = typer.Option("en", "--lang", help="Language of the page's labels (en pl ru uk et tr)."),
+    review: bool = typer.Option(
+        False, "--review", help="With --html: mark the costly cards (thousand review; seconds per deal)."
+    ),
 ) -> None:
     """Replay a game record through the engine and print the outcome as JSON.
 
@@ -66,8 +69,16 @@ def replay(
     if html is not None:
         from adapters.web.replay_page import replay_html
 
+        marks = None
+        if review and report["ok"]:
+            from bot.review_job import review_text_json
+
+            def progress(done: int, total: int, d: int, s: int) -> None:
+                print(f"thousand replay: reviewing deal {d}, seat {s} ({done + 1}/{total})", file=sys.stderr)
+
+            marks = review_text_json(text, progress=progress)[1]
         try:
-            html.write_text(replay_html(text, lang), encoding="utf-8")
+            html.write_text(replay_html(text, lang, marks), encoding="utf-8")
         except OSError as exc:
             print(f"thousand replay: cannot write {html}: {exc}", file=sys.stderr)
             raise typer.Exit(2) from None

@@ -15,6 +15,8 @@ from typing import Any
 
 from adapters.web.strings import ui_strings
 from bot.i18n import negotiate
+from core.ai.review import COSTLY
+from core.cards import CARD_NAMES, parse_card
 from core.replay_steps import steps_of_text
 
 __all__ = ["replay_data", "replay_html"]
@@ -22,9 +24,15 @@ __all__ = ["replay_data", "replay_html"]
 STATIC = Path(__file__).parent / "static"
 
 
-def replay_data(record_text: str, lang: str = "en") -> dict[str, Any]:
-    """What the replay page draws; raises `core.record.RecordError` for a file that is not a record."""
+def replay_data(
+    record_text: str, lang: str = "en", marks: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """What the replay page draws; raises `core.record.RecordError` for a file that is not a record.
+    `marks`: `thousand review --json`'s objects; the card plays among them costing `COSTLY` points or more
+    are marked on their trick with the better card."""
     record, steps = steps_of_text(record_text)
+    if marks:
+        mark_costly(steps, marks)
     lang = negotiate(lang) or "en"
     return {
         "format": "thousand-replay/1",
@@ -34,6 +42,27 @@ def replay_data(record_text: str, lang: str = "en") -> dict[str, Any]:
         "strings": ui_strings(lang),
         "steps": steps,
     }
+
+
+def mark_costly(steps: list[dict[str, Any]], marks: list[dict[str, Any]]) -> None:
+    """Put `review: {cost, best}` on each trick entry of every step that shows a costly card play."""
+    costly: dict[tuple[int, int, str], dict[str, Any]] = {}
+    for m in marks:
+        if m["phase"] != "play" or m["cost"] < COSTLY:
+            continue
+        chosen, best = m["chosen"].split(), m["best"].split()
+        if len(chosen) < 2 or len(best) < 2:
+            continue
+        card = CARD_NAMES[parse_card(chosen[1])]
+        costly[(m["deal"], m["seat"], card)] = {
+            "cost": round(m["cost"]),
+            "best": CARD_NAMES[parse_card(best[1])],
+        }
+    for step in steps:
+        for entry in step["trick"]:
+            found = costly.get((step["deal"], entry["seat"], entry["card"]))
+            if found is not None:
+                entry["review"] = found
 
 
 def _script_json(data: dict[str, Any]) -> str:
@@ -47,7 +76,7 @@ def _hash(source: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(source.encode("utf-8")).digest()).decode() + "'"
 
 
-def replay_html(record_text: str, lang: str = "en") -> str:
+def replay_html(record_text: str, lang: str = "en", marks: list[dict[str, Any]] | None = None) -> str:
     """One page holding everything: the template, app.css, cards.js, replay.js and the steps, with a
     Content-Security-Policy of its own (a meta element) that lets only these scripts and this style run,
     by their hashes, and loads nothing from anywhere."""
@@ -65,7 +94,7 @@ def replay_html(record_text: str, lang: str = "en") -> str:
         scripts.append(body)
         return f"<script>{body}</script>"
 
-    data = _script_json(replay_data(record_text, lang))
+    data = _script_json(replay_data(record_text, lang, marks))
     page = page.replace(
         "</head>", f'<script type="application/json" id="replay-data">{data}</script>\n</head>'
     )

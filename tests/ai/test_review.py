@@ -10,49 +10,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from reviewkit import blunder_deal
 
 from bot.review_job import decisions_json, review_text_json
-from core.actions import Action, Play
-from core.ai import choose_action
+from core.actions import Play
 from core.ai.review import Limits, review_deal
-from core.ai.solver import option_values
 from core.deal import Phase
-from core.game import GameState, new_game
 from core.record import build_record
-from core.rules import preset
-from core.view import seat_view
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = Limits(samples=6, early_samples=2, nodes=300_000)
-
-
-def blunder_deal(seed: int = 65) -> tuple[GameState, list[tuple[int, Action]], int, GameState]:
-    """A polish deal played by the easy player, where the declarer, on lead with three to five tricks
-    played, leads a card that loses a contract open hands would make (seed 65: the first such deal where
-    the review's cost is at least 10). The game as the deal began, its actions, the blunder's step, and
-    the game at its end."""
-    rules = preset("polish")
-    state = new_game(rules, 3, seed=seed)[0]
-    start = state
-    actions: list[tuple[int, Action]] = []
-    blunder = -1
-    while state.deal_number == start.deal_number:
-        s = state.deal.to_act
-        d = state.deal
-        action: Action | None = None
-        if blunder < 0 and d.phase == Phase.PLAY and s == d.declarer and 3 <= d.tricks <= 5 and not d.trick:
-            made = {a: v.declarer >= d.contract for a, v in option_values(state).items()}
-            if any(made.values()) and not all(made.values()):
-                action = next(a for a, m in made.items() if not m)
-                blunder = len(actions)
-        if action is None:
-            action = choose_action(
-                "easy", seat_view(state, s), list(state.legal_actions(s)), seed=len(actions)
-            )
-        actions.append((s, action))
-        state = state.apply(s, action)[0]
-    assert blunder >= 0
-    return start, actions, blunder, state
 
 
 def test_a_card_that_loses_the_contract_is_reported_with_its_cost() -> None:

@@ -61,13 +61,24 @@
       h("span", { class: "where", text: (at + 1) + " / " + data.steps.length }));
     $("steps").querySelectorAll("button").forEach((x, i) => x.setAttribute("data-nav", ["deal-", "trick-", "prev", "next", "trick+", "deal+"][i]));
     $("said").replaceChildren(...said(step));
-    $("trick").replaceChildren(...step.trick.map((p) => h("div", { class: "played" + (p.seat === step.winner ? " win" : "") }, card(p.card), h("span", { text: name(p.seat) }))));
+    $("trick").replaceChildren(...step.trick.map(played));
     const talon = step.talon && step.talon.length ? [h("div", { class: "label", text: S("talon") }), ...step.talon.map(card)] : [];
     $("talon").replaceChildren(...talon);
     $("hands").replaceChildren(...step.hands.map((cards, s) => h("div", { class: "openhand" + (s === step.to_act ? " acting" : ""), "data-seat": s },
       h("div", { class: "name", text: name(s) + (s === step.dealer ? " (D)" : "") + "  " + S("total") + " " + step.totals[s] + (step.points[s] ? "  +" + step.points[s] : "") }),
       h("div", { class: "cards" }, ...cards.map(card)))));
     renderSheet(step);
+  }
+
+  // A card played, with the review's mark when it cost 10 points or more (`thousand replay --review`):
+  // about how many points, and the better card.
+  function played(p) {
+    const step = data.steps[at];
+    const cls = "played" + (p.seat === step.winner ? " win" : "") + (p.review ? " costly" : "");
+    const parts = [card(p.card), h("span", { text: name(p.seat) })];
+    if (p.review) parts.push(h("div", { class: "mark", "data-best": p.review.best, title: "−" + p.review.cost + " → " + p.review.best },
+      h("b", { text: "−" + p.review.cost }), card(p.review.best)));
+    return h("div", { class: cls }, ...parts);
   }
 
   function renderSheet(step) {
