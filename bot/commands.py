@@ -147,6 +147,7 @@ _CODES: Final = {
     "back": "K",
     "end": "e",
     "export": "E",
+    "review": "v",
     "help": "H",
     "again": "A",
     "queue": "q",

@@ -193,6 +193,13 @@ async def run_move(table: WebTable, command: Command, user: UserRef) -> web.Resp
     handle = table.handle or table.service.handle
     messages = await handle(command)
     refusals = [m for m in messages if m.kind == "error" and isinstance(m.audience, Sender)]
+    # The person's own review (`/review`) is shown on the page that asked for it, not sent elsewhere.
+    reviews = [
+        m
+        for m in messages
+        if m.kind == "review" and isinstance(m.audience, Private) and m.audience.user.key == user.key
+    ]
+    messages = [m for m in messages if m not in reviews]
     # The page shows the move: the player's own hand message is not redrawn for it (others' are).
     outgoing = [
         m
@@ -209,4 +216,7 @@ async def run_move(table: WebTable, command: Command, user: UserRef) -> web.Resp
         return web.json_response(
             {"ok": False, "error": to_plain(refusals[0].text)}, headers={"Cache-Control": "no-store"}
         )
+    if reviews:
+        answer = {"ok": True, "review": to_plain(reviews[0].text)}
+        return web.json_response(answer, headers={"Cache-Control": "no-store"})
     return web.json_response({"ok": True}, headers={"Cache-Control": "no-store"})

@@ -58,6 +58,7 @@ _UI: Final = {
     "connection_lost": N_("Connection lost."),
     "reconnecting": N_("Reconnecting…"),
     "replay": N_("Replay"),
+    "review": N_("Review"),
     "previous": N_("Previous"),
     "next": N_("Next"),
     "game_over": N_("Game over"),

@@ -191,6 +191,9 @@ def view_json(
         return encode_payload(name, args, version, doc.id, tag)
 
     out["actions"], out["legal_cards"] = _actions(t, sv, legal, payload, [label.name for label in labels])
+    # The seat's own review of each finished deal (`/review N`, `bot.review`): a button on its result.
+    for i, r in enumerate(out["history"]):
+        r["review"] = payload("review", (str(i + 1),))
     if doc.status == "game" and doc.seats[seat].away:
         # A computer plays for a seat away after missed turns until its person says `back` (a chat has
         # /back; the page has this button, a web guest has nothing else).

@@ -226,7 +226,8 @@
     haptic("tap");
     try {
       const { status, data } = await post("/api/act", { session: state.session, payload });
-      if (data.ok) { state.picks = []; state.selected = null; notice(null); }
+      if (data.ok && data.review) notice(data.review, true); // the person's own review of a deal
+      else if (data.ok) { state.picks = []; state.selected = null; notice(null); }
       else { haptic("error"); notice(data.error || String(status)); }
     } catch (e) {
       notice(S("connection_lost"));
@@ -837,7 +838,10 @@
         title: S("result_title", { number: r.deal }),
         onclick: () => { shown.openDeal = open ? null : r.deal; render(); } }, String(i + 1)) : String(i + 1);
       rows.push(h("tr", { class: "deal-row" + (open ? " open" : ""), "data-deal": i + 1 }, h("td", {}, deal), ...cells));
-      if (open) rows.push(h("tr", { class: "deal-result" }, h("td", { colspan: n + 1 }, h("div", { class: "result sheet-result" }, panel(r)))));
+      if (open) {
+        const review = r.review ? h("button", { type: "button", class: "review-deal", "data-deal": r.deal, onclick: () => act(r.review), text: S("review") }) : "";
+        rows.push(h("tr", { class: "deal-result" }, h("td", { colspan: n + 1 }, h("div", { class: "result sheet-result" }, panel(r)), review)));
+      }
     });
     const total = h("tr", { class: "total" }, h("td", { text: S("total") }), ...v.seats.map((s) => h("td", { text: String(s.total) })));
     const table = h("table", {}, h("thead", {}, head), h("tbody", {}, ...rows, total));
