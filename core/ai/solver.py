@@ -51,6 +51,11 @@ _QK_ALL: Final = MARRIAGE_MASKS[0] | MARRIAGE_MASKS[1] | MARRIAGE_MASKS[2] | MAR
 _RANK_MASKS: Final = tuple(sum(1 << (6 * s + r) for s in range(4)) for r in range(6))
 _BELOW: Final = tuple((1 << c) - 1 for c in range(25))
 """Cards numbered below ``c`` (any suit)."""
+NO_LIMIT: Final = 1 << 62
+
+
+class NodeLimit(Exception):
+    """A search passed its node limit (:attr:`Solver.limit`); the solver is left unusable."""
 
 
 def _above(c: int) -> CardMask:
@@ -83,6 +88,7 @@ class Solver:
         "h3",
         "key",
         "kshift",
+        "limit",
         "min_cards",
         "must_beat",
         "mvals",
@@ -169,6 +175,9 @@ class Solver:
         self.key: int = key
         self.table: dict[int, int] = {}
         self.nodes: int = 0
+        self.limit: int = NO_LIMIT
+        """Positions after which a search raises :class:`NodeLimit` (checked between tricks): a caller
+        with a budget (the hard player) falls back to something cheaper instead of waiting."""
         self.best: int = -1
 
     # ------------------------------------------------------------------ hands
@@ -368,6 +377,8 @@ class Solver:
     def lead(self, p: int, alpha: int, beta: int) -> int:
         """Value of the position between tricks, position ``p`` to lead."""
         self.nodes += 1
+        if self.nodes > self.limit:
+            raise NodeLimit
         if self.first:
             return self._lead_search(p, alpha, beta, -1)
         hand = self.hand(p)
@@ -723,10 +734,13 @@ def option_values(state: DealState | GameState) -> dict[Action, OpenHandsValue]:
     return out
 
 
-def solve_root(sim: Sim, moves: list[int], me: int = -1) -> tuple[list[tuple[int, int]], int]:
+def solve_root(
+    sim: Sim, moves: list[int], me: int = -1, limit: int = NO_LIMIT
+) -> tuple[list[tuple[int, int]], int]:
     """For each root move of ``sim``, the final deal points of the declarer and of ``me`` (a defender
     whose own points break the defenders' ties; -1 when ``me`` is the declarer or not given) with exact
-    play afterwards; and the positions searched.  The hard player's endgame."""
+    play afterwards; and the positions searched.  The hard player's endgame.  Past ``limit`` positions
+    it raises :class:`NodeLimit`."""
     decl = sim.declarer
     track = me >= 0 and me != decl
     big = big_weight(sim) if track else 1
@@ -735,6 +749,7 @@ def solve_root(sim: Sim, moves: list[int], me: int = -1) -> tuple[list[tuple[int
     if track:
         w[me] = -1
     solver = Solver(sim, w)
+    solver.limit = limit
     out: list[tuple[int, int]] = []
     for m in moves:
         v = solver.move_value(m)
