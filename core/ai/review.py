@@ -41,7 +41,7 @@ from .infer import TALON, Knowledge, knowledge, sample
 from .play import move_of, world_sim
 from .sim import Sim, sim_from_deal
 from .simulate import max_bid_for
-from .solver import INF, OpenHandsValue, Solver, big_weight, team_weights
+from .solver import INF, NO_LIMIT, NodeLimit, OpenHandsValue, Solver, big_weight, team_weights
 
 REVIEWED = (
     Phase.BIDDING,
@@ -273,16 +273,22 @@ def _decision(
         masks = sample(k, rng)
         if masks is None:
             break
-        if play:
-            sim = world_sim(view, k, masks)
-            values = _play_values(sim, options, work)
-            for j, v in enumerate(values):
-                totals[j] += v.side(seat)
-                makes[j] += v.declarer >= sim.contract
-        else:
-            world = _world(state, k, masks, rng)
-            for j, option in enumerate(options):
-                totals[j] += _early_value(world, seat, option, samples, rng, work)
+        # Past the first samples a solve stops at what is left of the decision's share of the budget.
+        cap = NO_LIMIT if samples < lim.min_samples else max(1, spent0 + allowance - work.nodes)
+        try:
+            if play:
+                sim = world_sim(view, k, masks)
+                values = _play_values(sim, options, work, cap)
+                for j, v in enumerate(values):
+                    totals[j] += v.side(seat)
+                    makes[j] += v.declarer >= sim.contract
+            else:
+                world = _world(state, k, masks, rng)
+                early = [_early_value(world, seat, o, samples, rng, work, cap) for o in options]
+                for j, value in enumerate(early):
+                    totals[j] += value
+        except NodeLimit:
+            break
         samples += 1
     n = max(1, samples)
     real = _play_values(sim_from_deal(state.deal), options, work) if play else None
@@ -326,12 +332,16 @@ def _decision(
     )
 
 
-def _play_values(sim: Sim, options: Sequence[Action], work: _Work) -> list[OpenHandsValue]:
+def _play_values(
+    sim: Sim, options: Sequence[Action], work: _Work, cap: int = NO_LIMIT
+) -> list[OpenHandsValue]:
     w, big = team_weights(sim)
     solver = Solver(sim, w)
-    out = [_decode(sim, solver.move_value(move_of(a), -INF, INF), big) for a in options]
-    work.nodes += solver.nodes
-    return out
+    solver.limit = cap
+    try:
+        return [_decode(sim, solver.move_value(move_of(a), -INF, INF), big) for a in options]
+    finally:
+        work.nodes += solver.nodes
 
 
 # ---------------------------------------------------------------------------------------- before the play
@@ -427,7 +437,13 @@ def _place_talon(deal: DealState, talon: list[int]) -> None:
 
 
 def _early_value(
-    world: GameState, seat: int, option: Action, sample_no: int, rng: random.Random, work: _Work
+    world: GameState,
+    seat: int,
+    option: Action,
+    sample_no: int,
+    rng: random.Random,
+    work: _Work,
+    cap: int = NO_LIMIT,
 ) -> float:
     state = apply(world, seat, option)[0]
     number = world.deal_number
@@ -453,20 +469,25 @@ def _early_value(
     decl = sim.declarer
     if seat == decl:
         w, big = team_weights(sim)
-        solver = Solver(sim, w)
-        pts = _decode(sim, solver.value(), big).declarer
-        score = deal.contract * (2 if deal.blind_seat == decl else 1)
-        value = float(score if pts >= deal.contract else -score)
     else:
+        # The defenders keep the declarer low first; among those lines the seat takes what it can.
         big = big_weight(sim)
         w = [0] * len(sim.succ)
         w[decl] = big
         w[seat] = -1
-        solver = Solver(sim, w)
+    solver = Solver(sim, w)
+    solver.limit = cap
+    try:
         v = solver.value()
+    finally:
+        work.nodes += solver.nodes
+    if seat == decl:
+        pts = _decode(sim, v, big).declarer
+        score = deal.contract * (2 if deal.blind_seat == decl else 1)
+        value = float(score if pts >= deal.contract else -score)
+    else:
         d = -((-v) // big)
         value = float(sim.taken[seat] + big * d - v)
-    work.nodes += solver.nodes
     work.cache[key] = value
     return value
 
