@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from core.actions import PLAYS, Action, Bid, Contract, bid_action
 from core.errors import IllegalAction
-from core.game import GameState, apply, new_game
+from core.game import GameState, new_game
 from core.invariants import InvariantError, check_deal, check_finished_deal
 from core.record import build_record, replay_text
 from core.rules import PRESETS, RuleSet, preset
@@ -93,7 +93,7 @@ def run_variant(variant: str, players: int, deals: int, seed: int) -> Tally:
                     before = _fingerprint(state)
                     for s, bad in _illegal_candidates(state, seat, legal, rng):
                         try:
-                            apply(state, s, bad)
+                            state.clone().apply_action(s, bad)  # an accepted one must not count
                         except IllegalAction:
                             tally.refusals_checked += 1
                         else:
@@ -103,7 +103,8 @@ def run_variant(variant: str, players: int, deals: int, seed: int) -> Tally:
                             raise InvariantError("a refused action changed the state")
                 action = legal[rng.randrange(len(legal))]
                 number = state.deal_number
-                after, _ = apply(state, seat, action)
+                after = state.clone()  # `state` is the deal before, for the checks
+                after.apply_action(seat, action)
                 tally.actions += 1
                 if after.deal_number != number:
                     tally.deals += 1

@@ -58,7 +58,7 @@ def moves_by_deal(doc: TableDoc) -> dict[int, int]:
     for text in doc.game.actions:
         number = state.deal.number
         seat, action = decode_action(text)
-        state, _ = state.apply(seat, action)
+        state.apply_action(seat, action)
         counts[number] = counts.get(number, 0) + 1
     return counts
 

@@ -1,6 +1,7 @@
 """Moving a game on: a player's action, the computer players after it, and the messages it all causes.
 
-Every action goes through `core.game.apply`, which refuses illegal ones without changing anything.
+Every action is applied to a clone of the state (`clone`, then `apply_action`): an illegal one is refused
+and nothing changes.
 After a human's action the computers (computer seats, and humans who are away) play until a present
 human must act. Messages are then derived from the state before and after and from the engine's
 events: the group's table message (public view only), one result per finished deal, the final score
@@ -37,7 +38,7 @@ from core.actions import Action, Give, Play
 from core.deal import Phase, active_seats
 from core.errors import IllegalAction
 from core.events import Event
-from core.game import GameState, apply
+from core.game import GameState
 from core.scoring import DealResult
 from core.view import seat_view
 
@@ -80,8 +81,9 @@ class GameFlow:
         doc = ctx.require_doc()
         state = ctx.state
         assert state is not None and doc.game is not None
+        new_state = state.clone()  # the state may be the service's cached one: never changed in place
         try:
-            new_state, events = apply(state, seat, action)
+            events = new_state.apply_action(seat, action)
         except IllegalAction as exc:
             raise Refusal(
                 exc.code, step=state.rules.bid_step, limit=state.rules.marriage_needed_above

@@ -1,6 +1,6 @@
 """Actions a seat can take, as small immutable values.
 
-Actions compare by value, so ``action in legal_actions(state, seat)`` is the legality test, and the
+Actions compare by value, so ``action in state.legal_actions(seat)`` is the legality test, and the
 names of ``kind`` are those of the game record (replay-format.md).  Frequently used actions are
 interned (``play_action``, ``bid_action``) because the engine is also a simulator for the computer
 players and allocation is its main cost.

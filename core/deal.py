@@ -1,9 +1,10 @@
 """One deal as a state machine: (blind) → bidding → (sale) → talon → exchange → contract → play → done.
 
-``DealState`` is mutable internally and copied by the public ``apply`` of :mod:`core.game`, which keeps
-the outside world functional (a state is never changed under anyone's feet) while the engine itself
-only pays for one shallow copy per action.  Everything the rules say about one deal lives here; what
-happens between deals (totals, barrels, bolts, bombs used) is :mod:`core.scoring` and :mod:`core.game`.
+``DealState`` is mutable and changed in place by ``GameState.apply_action`` of :mod:`core.game`; a caller
+that must keep a state as it was clones it first (``GameState.clone``: one shallow copy of the deal, its
+hands and tricks), so a state is never changed under anyone's feet.  Everything the rules say about one
+deal lives here; what happens between deals (totals, barrels, bolts, bombs used) is :mod:`core.scoring`
+and :mod:`core.game`.
 """
 
 from __future__ import annotations

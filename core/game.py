@@ -1,9 +1,12 @@
 """The match: deals one after another until a total reaches the target.
 
-The public surface is OpenSpiel-shaped: :func:`legal_actions` lists exactly what a seat may do now and
-:func:`apply` returns a new state and the events the action caused; the state passed in is never
-changed, also when the action is refused with :class:`~core.errors.IllegalAction`.  Deals are dealt
-from the game's seed, so a game is reproducible; a replayed record lays its own deals instead.
+The public surface is OpenSpiel's, and only that: :meth:`GameState.legal_actions` lists exactly what a
+seat may do now, :meth:`GameState.apply_action` applies an action in place and returns the events it
+caused (a refused one raises :class:`~core.errors.IllegalAction` and changes nothing), and
+:meth:`GameState.clone` makes an independent copy for a caller that must keep the state it had.  One way
+to act, so every caller reads the same: ``new = state.clone(); events = new.apply_action(seat, a)``.
+:func:`new_game` and :func:`replace_deal` make states.  Deals are dealt from the game's seed, so a game
+is reproducible; a replayed record lays its own deals instead.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ ActionLog = tuple[Any, tuple[int, Action]] | None
 
 
 class GameState:
-    """A match in progress or finished.  Treat as immutable; :func:`apply` returns a new one."""
+    """A match in progress or finished.  :meth:`apply_action` changes it; :meth:`clone` keeps a copy."""
 
     rules: RuleSet
     players: int
@@ -43,7 +46,8 @@ class GameState:
     winner: int | tuple[int, ...] | None
     finished: bool
 
-    def copy(self) -> GameState:
+    def _shallow(self) -> GameState:
+        """A new state sharing this one's deal (the caller replaces the deal before changing it)."""
         new = GameState.__new__(GameState)
         new.rules = self.rules
         new.players = self.players
@@ -76,25 +80,26 @@ class GameState:
         return self.tally.totals
 
     def legal_actions(self, seat: int | None = None) -> Sequence[Action]:
+        """Exactly the actions ``seat`` (default: the seat to act) may take now; empty when it is not
+        their turn."""
         deal = self.deal
         return deal.legal_actions(deal.to_act if seat is None else seat)
 
     def actions_this_deal(self) -> tuple[tuple[int, Action], ...]:
         return unroll(self.log)
 
-    def apply(self, seat: int, action: Action) -> tuple[GameState, list[Event]]:
-        return apply(self, seat, action)
-
     def clone(self) -> GameState:
-        """An independent copy, for callers that apply actions in place."""
-        new = self.copy()
+        """An independent copy: what `apply_action` does to one leaves the other as it was."""
+        new = self._shallow()
         new.deal = self.deal.copy()
         return new
 
     def apply_action(self, seat: int, action: Action) -> list[Event]:
-        """Apply in place (OpenSpiel's ``apply_action``): the simulator's entry point.
+        """Apply ``action`` by ``seat`` in place (OpenSpiel's ``apply_action``); the events it caused,
+        each with its audience.
 
-        Checks come before any change, so a refused action leaves this state as it was.
+        Checks come before any change, so a refused action (:class:`IllegalAction`, or
+        :class:`GameOver` once the game is finished) leaves this state as it was.
         """
         if self.finished:
             raise GameOver()
@@ -105,7 +110,20 @@ class GameState:
             self._end_deal(out)
         return out
 
-    # Internal steps: they mutate a fresh copy made by the public functions.
+    # Deprecated: the functional grammar, kept only for core/ai/review.py (module `apply`, `copy`) and
+    # tests/reviewkit.py (`GameState.apply`), being written in another hand as this changed (issue 28);
+    # remove with their next change.
+
+    def apply(self, seat: int, action: Action) -> tuple[GameState, list[Event]]:
+        """Deprecated (issue 28): ``new = self.clone(); events = new.apply_action(seat, action)``."""
+        new = self.clone()
+        return new, new.apply_action(seat, action)
+
+    def copy(self) -> GameState:
+        """Deprecated (issue 28): a state sharing this one's deal; use :meth:`clone`."""
+        return self._shallow()
+
+    # Internal steps: they change this state (a clone, or a fresh one being built).
 
     def _start_deal(self, layout: DealLayout, out: list[Event]) -> None:
         self.layout = layout
@@ -185,18 +203,9 @@ def new_game(
     return g, out
 
 
-def legal_actions(state: GameState, seat: int) -> Sequence[Action]:
-    """Exactly the actions ``seat`` may take now (empty when it is not their turn)."""
-    return state.legal_actions(seat)
-
-
 def apply(state: GameState, seat: int, action: Action) -> tuple[GameState, list[Event]]:
-    """Apply ``action`` by ``seat``; returns the new state and the events, each with its audience.
-
-    Raises :class:`IllegalAction` (state unchanged) when the rules refuse it.
-    """
-    new = state.clone()
-    return new, new.apply_action(seat, action)
+    """Deprecated (issue 28), kept for core/ai/review.py only: ``state.clone()``, then ``apply_action``."""
+    return state.apply(seat, action)
 
 
 def replace_deal(state: GameState, layout: DealLayout) -> tuple[GameState, list[Event]]:
@@ -207,7 +216,7 @@ def replace_deal(state: GameState, layout: DealLayout) -> tuple[GameState, list[
         raise IllegalAction("deal_started", "the deal has already begun")
     if layout.dealer != state.layout.dealer:
         raise IllegalAction("wrong_dealer", f"the dealer of this deal is seat {state.layout.dealer}")
-    new = state.copy()
+    new = state._shallow()
     out: list[Event] = []
     new._start_deal(layout, out)
     return new, out

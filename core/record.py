@@ -33,7 +33,7 @@ from .actions import (
 from .cards import CARD_NAMES, CardParseError, cards_of, mask_of, parse_card
 from .deal import DealLayout, active_seats, check_layout
 from .errors import IllegalAction
-from .game import GameState, apply, new_game, replace_deal, unroll
+from .game import GameState, new_game, replace_deal, unroll
 from .rules import PRESETS, RuleError, RuleSet, preset
 
 FORMAT = "thousand-record/1"
@@ -275,15 +275,16 @@ def replay(record: Record, rules: RuleSet) -> dict[str, Any]:
                 return _error(
                     report, d, None, "bad_blind", f"only seat {opener} (left of the dealer) may play blind"
                 )
+        # A fresh state (nothing else holds it): the record's actions are applied to it in place.
         state = new_game(rules, n, layout=layout)[0] if state is None else replace_deal(state, layout)[0]
         number = state.deal_number
         if rules.blind:
-            state = apply(state, state.deal.opener, BLIND_YES if rdeal.blind is not None else BLIND_NO)[0]
+            state.apply_action(state.deal.opener, BLIND_YES if rdeal.blind is not None else BLIND_NO)
         for a, ract in enumerate(rdeal.actions):
             if state.deal_number != number:
                 return _error(report, d, a, "deal_over", "the deal is already over")
             try:
-                state = apply(state, ract.seat, ract.to_action())[0]
+                state.apply_action(ract.seat, ract.to_action())
             except IllegalAction as exc:
                 return _error(report, d, a, exc.code, exc.message)
         if state.deal_number == number:

@@ -15,7 +15,7 @@ from .actions import BLIND_NO, BLIND_YES, Play, to_record
 from .cards import CARD_NAMES, SUIT_LETTERS, cards_of
 from .deal import DealState, _trick_winner, active_seats
 from .errors import IllegalAction
-from .game import GameState, apply, new_game, replace_deal
+from .game import GameState, new_game, replace_deal
 from .record import Record, parse_record
 from .rules import RuleSet
 
@@ -69,7 +69,7 @@ def replay_steps(record: Record, rules: RuleSet) -> list[dict[str, Any]]:
             )
             if rules.blind:
                 opener = active_seats(rules, len(record.players), rdeal.dealer)[0]
-                state = apply(state, opener, BLIND_YES if rdeal.blind is not None else BLIND_NO)[0]
+                state.apply_action(opener, BLIND_YES if rdeal.blind is not None else BLIND_NO)
         except (IllegalAction, ValueError):
             break
         number = state.deal_number
@@ -81,7 +81,8 @@ def replay_steps(record: Record, rules: RuleSet) -> list[dict[str, Any]]:
             before = state
             action = ract.to_action()
             try:
-                state = apply(state, ract.seat, action)[0]
+                state = before.clone()  # `before` stays as it was: the step that ends a deal reads it
+                state.apply_action(ract.seat, action)
             except IllegalAction:
                 return steps
             step: dict[str, Any] = {"deal": d + 1, "seat": ract.seat, "action": to_record(action)}

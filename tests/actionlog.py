@@ -20,5 +20,5 @@ def played_for_them(doc: TableDoc) -> int:
         seat, action = decode_action(text)
         last = type(action) is Play and state.deal.hands[seat].bit_count() == 1
         count += last and len(state.legal_actions(seat)) == 1
-        state, _ = state.apply(seat, action)
+        state.apply_action(seat, action)
     return count

@@ -19,7 +19,7 @@ from bot.i18n import _EXTRA_ALIASES, LANGUAGES, RANK_LETTERS, translator
 from bot.model import Button
 from core import events as ev
 from core.cards import CARD_NAMES, SUIT_SYMBOLS
-from core.game import GameState, apply, new_game
+from core.game import GameState, new_game
 from core.rules import preset
 
 ALL = frozenset(range(24))
@@ -252,7 +252,7 @@ def test_private_means_not_yet_shown_to_everyone(name: str, players: int, seed: 
         seat = state.to_act
         assert seat is not None
         legal = list(state.legal_actions(seat))
-        state, events = apply(state, seat, legal[rng.randrange(len(legal))])
+        events = state.apply_action(seat, legal[rng.randrange(len(legal))])
         steps += 1
     assert steps > 20
     if state.finished:

@@ -23,7 +23,7 @@ from bot.service import Service
 from bot.snapshot import GameSpec, decode_action
 from bot.storage import MemoryStore
 from core import events as ev
-from core.game import GameState, apply, new_game
+from core.game import GameState, new_game
 
 CASES = [
     ("polish", 2),
@@ -72,7 +72,7 @@ class Witness:
         self.touched = {self.deal}
         for text in actions[self.done :]:
             seat, action = decode_action(text)
-            self.state, events = apply(self.state, seat, action)
+            events = self.state.apply_action(seat, action)
             self._note(events)
         self.done = len(actions)
 

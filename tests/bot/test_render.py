@@ -58,7 +58,7 @@ def play_until(state: GameState, rng: random.Random, done: object) -> GameState:
         seat = state.to_act
         assert seat is not None
         legal = state.legal_actions(seat)
-        state = state.apply(seat, legal[rng.randrange(len(legal))])[0]
+        state.apply_action(seat, legal[rng.randrange(len(legal))])
     raise AssertionError("state not reached")
 
 
@@ -70,7 +70,7 @@ def test_the_table_shows_bids_trick_trump_turn_scores_and_barrels() -> None:
     state = play_until(
         state, rng, lambda s: s.deal.phase == Phase.PLAY and s.deal.trump >= 0 and s.deal.trick
     )
-    state = state.copy()
+    state = state.clone()
     state.tally = MatchTally((810, 120, -40), (False,) * 3, (0,) * 3, (0,) * 3)
     text = to_plain(render_table(translator("en"), public_view(doc, state)).text)
     view = public_view(doc, state)
@@ -152,7 +152,7 @@ def test_every_button_of_a_hand_is_a_legal_move(name: str, players: int) -> None
         others = [s for s in range(players) if s != seat]
         idle = render_hand(translator("en"), seat_view(state, others[0]), seat_labels(doc), (), payload)
         assert idle.buttons == ()
-        state = state.apply(seat, legal[rng.randrange(len(legal))])[0]
+        state.apply_action(seat, legal[rng.randrange(len(legal))])
     assert {Phase.BIDDING, Phase.PLAY} <= phases
 
 

@@ -27,7 +27,7 @@ def random_game(name: str, players: int, seed: int, steps: int) -> tuple[GameSpe
         text = encode_action(seat, action)
         assert decode_action(text) == (seat, action)
         actions.append(text)
-        state = state.apply(seat, action)[0]
+        state.apply_action(seat, action)
     return spec, actions, state
 
 

@@ -28,7 +28,7 @@ from bot.table import TableDoc
 from core.actions import Bid, Give, Pass, Play
 from core.cards import MARRIAGE_MASKS
 from core.deal import Phase
-from core.game import GameState, apply, new_game
+from core.game import GameState, new_game
 from core.rules import preset
 from core.view import seat_view
 
@@ -141,7 +141,7 @@ def _first_lead(seed: int) -> tuple[GameState, int] | None:
         passes = [a for a in legal if isinstance(a, Pass)]
         gives = [a for a in legal if isinstance(a, Give)]
         action = passes[0] if passes else gives[0] if gives else legal[0]
-        state, _ = apply(state, seat, action)
+        state.apply_action(seat, action)
     return None
 
 
@@ -160,14 +160,15 @@ def test_the_first_tricks_marriage_rule_is_said_to_the_leader(lang: str) -> None
     pair = next(m for m in MARRIAGE_MASKS if hand & m == m)
     king = pair.bit_length() - 1
     assert not any(isinstance(a, Play) and a.declare for a in state.legal_actions(seat))
-    after, _ = apply(state, seat, Play(king))
+    after = state.clone()
+    after.apply_action(seat, Play(king))
     assert after.deal.declared == 0
     assert first_trick_note(t, seat_view(after, seat)) == note
     # Next deal's later tricks: nothing is said (the rule is about the first trick only).
-    later = after
+    later = after.clone()
     while later.phase == Phase.PLAY and later.deal.tricks == 0:
         s = later.to_act
-        later, _ = apply(later, s, later.legal_actions(s)[0])
+        later.apply_action(s, later.legal_actions(s)[0])
     if later.phase == Phase.PLAY:
         assert first_trick_note(t, seat_view(later, later.to_act)) is None
 

@@ -102,7 +102,7 @@ def test_every_legal_value_is_reachable_by_taps(
                 assert widest <= 1 + VALUES_ON_ONE_PAGE + 4
                 checked += 1
                 paged += len(wanted) > VALUES_ON_ONE_PAGE
-            state = state.apply(seat, legal[rng.randrange(len(legal))])[0]
+            state.apply_action(seat, legal[rng.randrange(len(legal))])
     assert checked > 0
     if options is not None:
         assert paged > 0, "no decision had more values than one page: the case tests nothing"
@@ -184,7 +184,7 @@ def test_a_single_value_reads_naturally() -> None:
                 elif state.deal.phase == Phase.CONTRACT:
                     assert f"fix your contract at {values[0]}." in text
                     found["contract"] = True
-            state = state.apply(seat, legal[rng.randrange(len(legal))])[0]
+            state.apply_action(seat, legal[rng.randrange(len(legal))])
         if all(found.values()):
             break
     assert all(found.values()), found

@@ -68,7 +68,8 @@ def _states(rules: RuleSet, players: int, seed: int) -> list[GameState]:
         assert seat is not None
         legal = state.legal_actions(seat)
         out.append(state)
-        state, _ = state.apply(seat, legal[rng.randrange(len(legal))])
+        state = state.clone()  # `out` keeps every state on the way
+        state.apply_action(seat, legal[rng.randrange(len(legal))])
     return out
 
 

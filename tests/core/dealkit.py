@@ -29,7 +29,7 @@ from core.cards import DECK_SIZE, Card, cards_of, mask_of, parse_card
 from core.deal import DealLayout, DealState, active_seats, check_layout, layout_shape
 from core.errors import IllegalAction
 from core.events import Event
-from core.game import GameState, apply, legal_actions, new_game
+from core.game import GameState, new_game
 from core.rules import RuleSet
 from core.scoring import MatchTally
 
@@ -208,10 +208,11 @@ class Game:
 
     def legal(self, seat: int | None = None) -> Sequence[Action]:
         s = self.state.deal.to_act if seat is None else seat
-        return legal_actions(self.state, s)
+        return self.state.legal_actions(s)
 
     def act(self, seat: int, action: Action) -> list[Event]:
-        self.state, self.last = apply(self.state, seat, action)
+        self.state = self.state.clone()  # a test may hold the state it had
+        self.last = self.state.apply_action(seat, action)
         self.events.extend(self.last)
         return self.last
 
@@ -224,7 +225,7 @@ class Game:
         """Apply an action that must be refused; check the state is unchanged; return the code."""
         before = snapshot(self.state)
         try:
-            apply(self.state, seat, action)
+            self.state.apply_action(seat, action)
         except IllegalAction as exc:
             assert snapshot(self.state) == before
             return exc.code

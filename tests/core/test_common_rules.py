@@ -6,7 +6,7 @@ import pytest
 from dealkit import BLIND_NO, PASS, Game, bid, c, contract, give, layout, play, with_tally
 
 from core import events as ev
-from core.game import legal_actions, new_game
+from core.game import new_game
 from core.rules import preset
 
 RUSSIAN = preset("russian")
@@ -260,7 +260,7 @@ def test_bidding_and_play_start_left_of_the_dealer() -> None:
         state, _ = new_game(RUSSIAN, 3, first_dealer=dealer)
         assert state.deal.dealer == dealer
         assert state.to_act == (dealer + 1) % 3
-        assert legal_actions(state, (dealer + 2) % 3) == ()
+        assert state.legal_actions((dealer + 2) % 3) == ()
 
 
 def test_game_ends_when_a_total_reaches_1000_and_highest_wins() -> None:

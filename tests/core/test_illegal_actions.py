@@ -1,7 +1,7 @@
 """Every refusal code of the engine, each from a real position, and the state unchanged after it.
 
-ENGINE.md: "`apply` raises `core.errors.IllegalAction` (`.code`, `.message`) and leaves the state
-unchanged", and `state.apply_action` (in place) checks before any change.
+ENGINE.md: "`state.apply_action` raises `core.errors.IllegalAction` (`.code`, `.message`) and leaves the
+state unchanged: checks come before any change."
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ from core.cards import CARD_POINTS, DECK_SIZE, FULL_DECK, mask_of
 from core.deal import DealState, GiveChoices
 from core.errors import IllegalAction
 from core.events import Event
-from core.game import GameState, apply, legal_actions, new_game
+from core.game import GameState, new_game
 from core.record import build_record, replay_text
 from core.rules import Barrel, Declaration, RuleSet, TalonVisibility, preset
 from core.scoring import MatchTally, match_winner
@@ -206,15 +206,15 @@ def check_refused_unchanged(state: GameState, seat: int, action: Action) -> None
 def check_listed_and_unlisted(state: GameState, rnd: random.Random) -> None:
     rules = state.rules
     seat = state.deal.to_act
-    legal = legal_actions(state, seat)
+    legal = state.legal_actions(seat)
     assert len(legal) > 0, "the seat to act has nothing to do"
     # every listed action is accepted (a sample of large lists)
     picks = list(legal) if len(legal) <= 6 else [legal[0], legal[-1], *(rnd.choice(legal) for _ in range(3))]
     before = snapshot(state)
     for action in picks:
         assert action in legal
-        apply(state, seat, action)
-    assert snapshot(state) == before, "apply changed the state it was given"
+        state.clone().apply_action(seat, action)
+    assert snapshot(state) == before, "an action on a clone changed the state it was cloned from"
     # the lazy list of gives computes its items by index: they must agree with its iteration
     if isinstance(legal, GiveChoices):
         assert list(legal) == [legal[i] for i in range(len(legal))]
@@ -225,7 +225,7 @@ def check_listed_and_unlisted(state: GameState, rnd: random.Random) -> None:
         check_refused_unchanged(state, seat, action)
     # any action by another seat is refused
     other = (seat + 1 + rnd.randrange(state.players - 1)) % state.players
-    assert legal_actions(state, other) == ()
+    assert state.legal_actions(other) == ()
     check_refused_unchanged(state, other, legal[0])
 
 
@@ -244,12 +244,14 @@ def play_random(
                 assert e.audience == e.seat
     for _ in range(MAX_STEPS):
         if state.finished:
-            assert state.to_act is None and legal_actions(state, 0) == ()
+            assert state.to_act is None and state.legal_actions(0) == ()
             break
         check_cards_conserved(state.deal)
         check_listed_and_unlisted(state, rnd)
         seat = state.deal.to_act
-        new, events = apply(state, seat, draw_action(data, state, seat))
+        action = draw_action(data, state, seat)
+        new = state.clone()
+        events = new.apply_action(seat, action)
         check_audiences(state, new, events)
         check_deal_results(rules, state, new, events)
         state = new
@@ -259,7 +261,7 @@ def play_random(
 def draw_action(data: st.DataObject, state: GameState, seat: int) -> Action:
     """Any legal action, with passes, bombs, concessions, crawls and sales made common enough to be seen:
     uniform draws would almost never pick them out of long lists of bids or gives."""
-    legal = legal_actions(state, seat)
+    legal = state.legal_actions(seat)
     rare = [a for a in (PASS, BOMB, CONCEDE, CRAWL, SELL) if a in legal]
     if rare and data.draw(st.integers(0, 2), label="rare action?") == 0:
         return rare[data.draw(st.integers(0, len(rare) - 1), label="rare action")]
@@ -330,7 +332,9 @@ def test_random_late_games_score_by_the_rules(name: str, players: int, data: st.
         number = len(state.results)
         while not state.finished and len(state.results) == number:
             seat = state.deal.to_act
-            state, _ = apply(state, seat, draw_action(data, state, seat))
+            action = draw_action(data, state, seat)
+            state = state.clone()
+            state.apply_action(seat, action)
         r = state.results[-1]
         check_late_deal(rules, before, state.tally, r)
         before = state.tally

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from core.ai import choose_action
-from core.game import apply, new_game
+from core.game import new_game
 from core.rules import preset
 from core.view import seat_view
 
@@ -27,7 +27,8 @@ def test_the_result_names_only_a_talon_everyone_saw(rules_name: str, players: in
             assert seat is not None and seat >= 0
             view = seat_view(state, seat)
             before = state
-            state, _ = apply(state, seat, choose_action("easy", view, state.legal_actions(seat), seed=step))
+            state = before.clone()  # `before` is read when the deal ended
+            state.apply_action(seat, choose_action("easy", view, state.legal_actions(seat), seed=step))
             if len(state.results) == len(before.results):
                 continue
             deal, result = before.deal, state.results[-1]

@@ -33,7 +33,7 @@ from bot.table import TableDoc
 from core.actions import Play
 from core.cards import CARD_NAMES, cards_of
 from core.errors import IllegalAction
-from core.game import GameState, apply
+from core.game import GameState
 
 PLATFORM = "tg"
 NAMES = ("Ala", "Bartek", "Celina", "Dorota", "Emil", "Fiona", "Gosia")
@@ -603,7 +603,8 @@ class Oracle:
                     v.fail(f"{cmd.name} made {action} at {key} for a seat its human plays")
             if state is not None:
                 try:
-                    state, _ = apply(state, seat, act)
+                    state = state.clone()
+                    state.apply_action(seat, act)
                 except IllegalAction as exc:
                     v.fail(f"{action} at {key} is illegal: {exc}")
                     return
