@@ -24,14 +24,7 @@ CHAT_LIBRARIES: Final = ("telegram", "discord")
 ALLOWED_CIRCLES: Final[tuple[frozenset[str], ...]] = ()
 """Circles known and not yet broken, each with its reason. Nothing else may be added here: break it."""
 
-ALLOWED_PRIVATE: Final[frozenset[tuple[str, str, str]]] = frozenset(
-    {
-        # The matchmaking stores run their Lua through the store's script wrapper. Left for the change of
-        # bot/storage/ that was under way in another hand (issue 28): there `_Script` becomes public.
-        ("bot.matchmaking.ladder_store", "bot.storage.redis_store", "_Script"),
-        ("bot.matchmaking.redis_queue", "bot.storage.redis_store", "_Script"),
-    }
-)
+ALLOWED_PRIVATE: Final[frozenset[tuple[str, str, str]]] = frozenset()
 """(importer, module, private name) known and not yet mended, each with its reason."""
 
 

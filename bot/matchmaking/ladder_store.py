@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from bot.ladder import PROVISIONAL_RD, Rating, age, update_game
 from bot.storage import RedisStore
-from bot.storage.redis_store import _Script
+from bot.storage.redis_scripts import Script
 
 __all__ = [
     "HistoryPoint",
@@ -38,7 +38,7 @@ __all__ = [
     "Standing",
 ]
 
-_APPLY = _Script.named("mm_ladder")
+_APPLY = Script.named("mm_ladder")
 
 
 @dataclass(frozen=True, slots=True)

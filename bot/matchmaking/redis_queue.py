@@ -39,20 +39,20 @@ from bot.matchmaking.model import (
     pool_ratings,
 )
 from bot.storage import RedisStore
-from bot.storage.redis_store import _Script
+from bot.storage.redis_scripts import Script
 
 __all__ = ["RedisQueue", "all_pools"]
 
-_JOIN = _Script.named("mm_join")
-_CANCEL = _Script.named("mm_cancel")
-_STATUS = _Script.named("mm_status")
-_RENEW = _Script.named("mm_renew")
-_MATCH = _Script.named("mm_match")
-_TAKE = _Script.named("mm_take")
-_LEAVE = _Script.named("mm_leave")
-_BLOCK = _Script.named("mm_block")
-_BUILT = _Script.named("mm_built")
-_UNBUILT = _Script.named("mm_unbuilt")
+_JOIN = Script.named("mm_join")
+_CANCEL = Script.named("mm_cancel")
+_STATUS = Script.named("mm_status")
+_RENEW = Script.named("mm_renew")
+_MATCH = Script.named("mm_match")
+_TAKE = Script.named("mm_take")
+_LEAVE = Script.named("mm_leave")
+_BLOCK = Script.named("mm_block")
+_BUILT = Script.named("mm_built")
+_UNBUILT = Script.named("mm_unbuilt")
 _RENEW_BATCH = 500
 
 
@@ -90,7 +90,7 @@ class RedisQueue(MatchQueue):
         (and `<prefix>:{mm}:pending`, the matches not yet confirmed built)."""
         return f"{self.head}{kind}:{ident}"
 
-    async def _script(self, script: _Script, keys: Sequence[str], args: Sequence[Any]) -> Any:
+    async def _script(self, script: Script, keys: Sequence[str], args: Sequence[Any]) -> Any:
         return await self._store._script(script, keys, args)
 
     async def _call(self, *args: Any) -> Any:

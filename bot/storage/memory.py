@@ -25,9 +25,8 @@ from bot.storage.base import (
     Store,
     StoredTable,
     VersionConflict,
-    bucket_list,
-    check_id,
 )
+from bot.storage.checks import bucket_list, check_handover, check_id, check_move, check_save, check_window
 
 __all__ = ["MemoryStore"]
 
@@ -157,11 +156,7 @@ class MemoryStore(Store):
         deadline: Deadline | None = None,
         drop_deadline: bool = False,
     ) -> int:
-        check_id("table id", table_id)
-        if ttl_seconds <= 0:
-            raise ValueError("ttl_seconds must be positive")
-        if deadline is not None and drop_deadline:
-            raise ValueError("give a deadline or drop it, not both")
+        check_save(table_id, ttl_seconds, chat_key, users_added, users_removed, deadline, drop_deadline)
         self._sweep()
         table = self._live(table_id)
         actual = 0 if table is None else table.version
@@ -177,10 +172,8 @@ class MemoryStore(Store):
         if event is not None:
             table.events.append(event)
         if chat_key is not None:
-            check_id("chat key", chat_key)
             self._chats[chat_key] = _ChatEntry(table_id, expires_at)
         for user in users_added:
-            check_id("user key", user)
             self._users.setdefault(user, set()).add(table_id)
         for user in users_removed:
             self._drop_user(user, table_id)
@@ -231,12 +224,7 @@ class MemoryStore(Store):
         chat_keys: tuple[str, str] | None = None,
         user_keys: Collection[str] = (),
     ) -> None:
-        check_id("table id", old_id)
-        check_id("table id", new_id)
-        if ttl_seconds <= 0:
-            raise ValueError("ttl_seconds must be positive")
-        if old_id == new_id:
-            raise ValueError("a table moves to another id")
+        check_move(old_id, new_id, ttl_seconds, user_keys)
         table = self._live(old_id)
         actual = 0 if table is None else table.version
         if table is None or actual != expected_version:
@@ -270,6 +258,7 @@ class MemoryStore(Store):
         return entry.table_id
 
     async def read_events(self, table_id: str, count: int | None = None) -> list[str]:
+        check_id("table id", table_id)
         table = self._live(table_id)
         if table is None:
             return []
@@ -305,6 +294,7 @@ class MemoryStore(Store):
             self._deadlines[table_id] = Deadline(when, token)
 
     async def clear_deadline(self, table_id: str, token: str | None = None) -> bool:
+        check_id("table id", table_id)
         current = self._deadlines.get(table_id)
         if current is None or (token is not None and current.token != token):
             return False
@@ -354,6 +344,7 @@ class MemoryStore(Store):
         return entry[1]
 
     async def get_stats(self, scope_key: str) -> dict[str, float]:
+        check_id("stats scope", scope_key)
         return dict(self._live_stats(scope_key))
 
     def _board(self, board_key: str) -> _Board | None:
@@ -381,10 +372,12 @@ class MemoryStore(Store):
         board.expires_at = float("inf") if ttl is None else now + ttl
 
     async def get_rating(self, board_key: str, member: str) -> float | None:
+        check_id("board key", board_key)
         board = self._board(board_key)
         return None if board is None else board.ratings.get(member)
 
     async def top(self, board_key: str, n: int) -> list[tuple[str, float]]:
+        check_id("board key", board_key)
         if n <= 0:
             return []
         board = self._board(board_key)
@@ -452,9 +445,7 @@ class MemoryStore(Store):
     # --- request budgets ----------------------------------------------------------------------------
 
     async def count_hit(self, key: str, window: float) -> tuple[int, float]:
-        check_id("hit key", key)
-        if window <= 0:
-            raise ValueError("a hit window must be longer than 0 s")
+        check_window(key, window)
         now = self._clock()
         count, ends = self._hits.get(key, (0, now))
         if ends <= now:
@@ -471,10 +462,7 @@ class MemoryStore(Store):
         return False
 
     async def hand_over(self, messages: Sequence[HandedOver], *, ttl_seconds: float = HANDOVER_TTL) -> int:
-        if ttl_seconds <= 0:
-            raise ValueError("ttl_seconds must be positive")
-        for message in messages:
-            check_id("table id", message.table_id)
+        check_handover(messages, ttl_seconds)
         now = self._clock()
         kept = 0
         for message in messages:
@@ -496,6 +484,7 @@ class MemoryStore(Store):
         return kept
 
     async def take_handed_over(self, platform: str, limit: int = 100) -> list[HandedOver]:
+        check_id("platform", platform)
         if limit <= 0:
             return []
         now = self._clock()

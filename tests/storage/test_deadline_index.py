@@ -16,7 +16,7 @@ import redis
 from redis_server import LocalRedisCluster
 
 from bot.storage import Deadline, KeyLayout, RedisStore
-from bot.storage.redis_store import _DEADLINE, _INDEX
+from bot.storage.redis_scripts import DEADLINE, INDEX
 
 TTL = 60.0
 
@@ -52,13 +52,13 @@ async def entry(store: RedisStore, table_id: str) -> tuple[float | None, int | N
 async def check(store: RedisStore, table_id: str, now: float, gen: str = "0") -> list[str]:
     """A claimer's table step for a taken entry (its index write is left to the test)."""
     reply: list[str] = await store._script(
-        _DEADLINE, [store.keys.table(table_id)], ["check", table_id, repr(now), gen]
+        DEADLINE, [store.keys.table(table_id)], ["check", table_id, repr(now), gen]
     )
     return reply
 
 
 async def index(store: RedisStore, table_id: str, op: str, *args: str) -> None:
-    await store._scripts([(_INDEX, list(store.keys.due_of(table_id)), [op, table_id, *args])])
+    await store._scripts([(INDEX, list(store.keys.due_of(table_id)), [op, table_id, *args])])
 
 
 # --- cost and spread -----------------------------------------------------------------------------------
