@@ -191,14 +191,19 @@ def build_group(handlers: Interactions) -> app_commands.Group:
         await handlers.direct(interaction, "say", (phrase.value,))
 
     @group.command(name="block", description=_d("block"))
-    @app_commands.describe(player=_d("block.player"))
-    async def block(interaction: discord.Interaction, player: app_commands.Range[str, 1, 64]) -> None:
-        await handlers.direct(interaction, "block", (player,))
+    @app_commands.describe(player=_d("block.player"), undo=_d("block.undo"))
+    async def block(
+        interaction: discord.Interaction, player: app_commands.Range[str, 1, 64], undo: bool = False
+    ) -> None:
+        # One subcommand for block and its undo: a group holds at most 25 subcommands (review took one).
+        await handlers.direct(interaction, "unblock" if undo else "block", (player,))
 
-    @group.command(name="unblock", description=_d("unblock"))
-    @app_commands.describe(player=_d("unblock.player"))
-    async def unblock(interaction: discord.Interaction, player: app_commands.Range[str, 1, 64]) -> None:
-        await handlers.direct(interaction, "unblock", (player,))
+    @group.command(name="review", description=_d("review"))
+    @app_commands.describe(deal=_d("review.deal"))
+    async def review(
+        interaction: discord.Interaction, deal: app_commands.Range[int, 1, 999] | None = None
+    ) -> None:
+        await handlers.slash(interaction, "review", (str(deal),) if deal is not None else ())
 
     @group.command(name="report", description=_d("report"))
     @app_commands.describe(player=_d("report.player"), reason=_d("report.reason"))

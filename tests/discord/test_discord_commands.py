@@ -17,7 +17,7 @@ from bot.storage import MemoryStore
 SUBCOMMANDS = {
     "new", "join", "leave", "start", "bid", "pass", "contract", "play", "hand", "score", "rules", "settings",
     "lang",
-    "kick", "end", "export", "stats", "top", "back", "help", "cancel", "say", "block", "unblock", "report",
+    "kick", "end", "export", "stats", "top", "back", "help", "cancel", "say", "block", "review", "report",
 }  # fmt: skip
 
 
@@ -127,6 +127,11 @@ async def test_game_commands_kick_leave_export_stats_end(fake: FakeDiscord, worl
         assert original is not None and original.ephemeral and original.visible_to is bob
         [attachment] = original.attachments
         assert attachment.filename.endswith(".json") and json.loads(attachment.data)["deals"]
+        # /thousand review: the asker's own costliest choices of the last finished deal, only to them.
+        review = await run(bot, await fake.slash(bob, world.channel, "thousand", "review"))
+        answers = [m for m in (review.original, *review.followups) if m is not None]
+        assert answers and "Your review of deal 1" in texts(review), texts(review)
+        assert all(m.ephemeral and m.visible_to is bob for m in answers)
         stats = await run(bot, await fake.slash(alice, world.channel, "thousand", "stats"))
         assert stats.callback is not None and not stats.callback.ephemeral
 
