@@ -130,14 +130,14 @@ class RedisReports(ReportStore):
 
     async def file(self, report: Report) -> None:
         ttl = int(REPORT_SECONDS)
-        await self._store._call("SET", self._key(report.id), report.to_json(), "EX", ttl)
-        await self._store._call("ZADD", self._index, repr(report.created), report.id)
+        await self._store.call("SET", self._key(report.id), report.to_json(), "EX", ttl)
+        await self._store.call("ZADD", self._index, repr(report.created), report.id)
         oldest = report.created - REPORT_SECONDS
-        await self._store._call("ZREMRANGEBYSCORE", self._index, "-inf", f"({oldest!r}")
-        await self._store._call("EXPIRE", self._index, ttl)
+        await self._store.call("ZREMRANGEBYSCORE", self._index, "-inf", f"({oldest!r}")
+        await self._store.call("EXPIRE", self._index, ttl)
 
     async def list(self, since: float = 0.0, limit: int = 500) -> list[Report]:
-        ids = await self._store._call("ZREVRANGEBYSCORE", self._index, "+inf", repr(since), "LIMIT", 0, limit)
+        ids = await self._store.call("ZREVRANGEBYSCORE", self._index, "+inf", repr(since), "LIMIT", 0, limit)
         out = []
         for rid in ids:
             found = await self.get(rid)
@@ -147,7 +147,7 @@ class RedisReports(ReportStore):
 
     async def get(self, report_id: str) -> Report | None:
         try:
-            raw = await self._store._call("GET", self._key(report_id))
+            raw = await self._store.call("GET", self._key(report_id))
         except ValueError:
             return None
         return None if raw is None else Report.from_json(raw)

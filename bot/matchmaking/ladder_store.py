@@ -228,7 +228,7 @@ class RedisLadder(LadderStore):
     async def _read(self, preset: str, players: Sequence[str]) -> dict[str, tuple[Rating, float]]:
         head = self.head(preset)
         commands = [("HMGET", f"{head}r:{p}", "r", "rd", "vol", "n", "t") for p in players]
-        replies = await self._store._pipeline(commands)
+        replies = await self._store.pipeline(commands)
         out = {}
         for p, (r, rd, vol, n, t) in zip(players, replies, strict=True):
             if r is None:
@@ -268,28 +268,28 @@ class RedisLadder(LadderStore):
                 rating.games,
                 names.get(p, p),
             ]
-        outcome: str = await self._store._script(_APPLY, [f"{head}game:{game_id}"], args)
+        outcome: str = await self._store.script(_APPLY, [f"{head}game:{game_id}"], args)
         return outcome
 
     async def history(self, preset: str, player_key: str) -> list[HistoryPoint]:
-        raw = await self._store._call("LRANGE", f"{self.head(preset)}h:{player_key}", 0, -1)
+        raw = await self._store.call("LRANGE", f"{self.head(preset)}h:{player_key}", 0, -1)
         points = [json.loads(item) for item in raw]
         return [HistoryPoint(float(p["t"]), float(p["r"]), float(p["rd"]), str(p["g"])) for p in points]
 
     async def top(self, preset: str, n: int = 10) -> list[Standing]:
         head = self.head(preset)
-        members = await self._store._call("ZREVRANGE", f"{head}top", 0, max(0, n - 1))
+        members = await self._store.call("ZREVRANGE", f"{head}top", 0, max(0, n - 1))
         if not members:
             return []
         commands = [("HMGET", f"{head}r:{p}", "r", "rd", "vol", "n", "name") for p in members]
         rows, gone = [], []
-        for p, (r, rd, vol, games, name) in zip(members, await self._store._pipeline(commands), strict=True):
+        for p, (r, rd, vol, games, name) in zip(members, await self._store.pipeline(commands), strict=True):
             if r is None:
                 gone.append(p)  # the rating expired: its row leaves the top now
             else:
                 rows.append(Standing(p, name or p, Rating(float(r), float(rd), float(vol), int(games))))
         if gone:
-            await self._store._call("ZREM", f"{head}top", *gone)
+            await self._store.call("ZREM", f"{head}top", *gone)
         rows.sort(key=lambda s: (-s.rating.rating, s.player_key))
         return rows
 

@@ -20,7 +20,6 @@ import json
 import time
 import uuid
 from collections.abc import Sequence
-from typing import Any
 
 from bot.matchmaking.base import MatchQueue
 from bot.matchmaking.model import (
@@ -90,12 +89,6 @@ class RedisQueue(MatchQueue):
         (and `<prefix>:{mm}:pending`, the matches not yet confirmed built)."""
         return f"{self.head}{kind}:{ident}"
 
-    async def _script(self, script: Script, keys: Sequence[str], args: Sequence[Any]) -> Any:
-        return await self._store._script(script, keys, args)
-
-    async def _call(self, *args: Any) -> Any:
-        return await self._store._call(*args)
-
     async def join(
         self, player: Player, rating: Ratings, options: Options, now: float | None = None
     ) -> JoinResult:
@@ -104,7 +97,7 @@ class RedisQueue(MatchQueue):
         ratings = pool_ratings(rating, options)
         first = next(iter(ratings.values()))
         entry = Entry(player, first, options, at, 0.0, 0.0)
-        reply = await self._script(
+        reply = await self._store.script(
             _JOIN,
             [self.key("e", player.key)],
             [
@@ -128,7 +121,7 @@ class RedisQueue(MatchQueue):
         return JoinResult(JoinOutcome.QUEUED, eligible_at=float(reply[1]))
 
     async def cancel(self, player_key: str) -> CancelResult:
-        reply = await self._script(_CANCEL, [self.key("e", player_key)], [self.head, player_key])
+        reply = await self._store.script(_CANCEL, [self.key("e", player_key)], [self.head, player_key])
         if reply[0] == "cancelled":
             return CancelResult(CancelOutcome.CANCELLED)
         if reply[0] == "matched":
@@ -138,7 +131,9 @@ class RedisQueue(MatchQueue):
     async def status(self, player_key: str, now: float | None = None) -> QueueStatus:
         at = time.time() if now is None else now
         lifetime = _ms(self.config.lifetime(player_key))
-        reply = await self._script(_STATUS, [self.key("e", player_key)], [self.head, player_key, lifetime])
+        reply = await self._store.script(
+            _STATUS, [self.key("e", player_key)], [self.head, player_key, lifetime]
+        )
         if reply[0] == "queued":
             waited = at - float(reply[1])
             return QueueStatus(
@@ -155,13 +150,13 @@ class RedisQueue(MatchQueue):
         for start in range(0, len(player_keys), _RENEW_BATCH):
             batch = player_keys[start : start + _RENEW_BATCH]
             args = [self.head, _ms(self.config.entry_seconds), *batch]
-            renewed += int(await self._script(_RENEW, [self.key("alive", "-")], args))
+            renewed += int(await self._store.script(_RENEW, [self.key("alive", "-")], args))
         return renewed
 
     async def match(self, now: float | None = None) -> list[Match]:
         at = time.time() if now is None else now
         c = self.config
-        records = await self._script(
+        records = await self._store.script(
             _MATCH,
             [self.key("match", "-")],
             [
@@ -184,7 +179,7 @@ class RedisQueue(MatchQueue):
     async def take_with_computers(self, player_key: str, now: float | None = None) -> Match | None:
         at = time.time() if now is None else now
         c = self.config
-        record = await self._script(
+        record = await self._store.script(
             _TAKE,
             [self.key("e", player_key)],
             [
@@ -202,49 +197,51 @@ class RedisQueue(MatchQueue):
 
     async def built(self, match_id: str, table_id: str) -> bool:
         args = [self.head, match_id, table_id, _ms(self.config.seat_seconds)]
-        return int(await self._script(_BUILT, [self.key("match", match_id)], args)) >= 0
+        return int(await self._store.script(_BUILT, [self.key("match", match_id)], args)) >= 0
 
     async def unbuilt(self, now: float | None = None, limit: int = 10) -> list[Match]:
         at = time.time() if now is None else now
         args = [self.head, _num(at), _num(self.config.build_grace_seconds), limit]
-        records = await self._script(_UNBUILT, [f"{self.head}pending"], args)
+        records = await self._store.script(_UNBUILT, [f"{self.head}pending"], args)
         return [_decode_match(r) for r in records]
 
     async def get_match(self, match_id: str) -> Match | None:
-        record = await self._call("GET", self.key("match", match_id))
+        record = await self._store.call("GET", self.key("match", match_id))
         return _decode_match(record) if record else None
 
     async def seat(self, player_key: str, table_id: str) -> None:
-        await self._call("SET", self.key("seat", player_key), table_id, "PX", _ms(self.config.seat_seconds))
+        await self._store.call(
+            "SET", self.key("seat", player_key), table_id, "PX", _ms(self.config.seat_seconds)
+        )
 
     async def unseat(self, player_key: str) -> None:
-        await self._call("DEL", self.key("seat", player_key))
+        await self._store.call("DEL", self.key("seat", player_key))
 
     async def seated_at(self, player_key: str) -> str | None:
-        value: str | None = await self._call("GET", self.key("seat", player_key))
+        value: str | None = await self._store.call("GET", self.key("seat", player_key))
         return value
 
     async def block(self, blocker_key: str, blocked_key: str) -> None:
         if blocker_key == blocked_key:
             raise ValueError("a player cannot block themselves")
         args = ["add", blocked_key, _ms(self.config.block_seconds)]
-        await self._script(_BLOCK, [self.key("block", blocker_key)], args)
+        await self._store.script(_BLOCK, [self.key("block", blocker_key)], args)
 
     async def unblock(self, blocker_key: str, blocked_key: str) -> None:
-        await self._script(_BLOCK, [self.key("block", blocker_key)], ["del", blocked_key, 0])
+        await self._store.script(_BLOCK, [self.key("block", blocker_key)], ["del", blocked_key, 0])
 
     async def blocked_by(self, player_key: str) -> set[str]:
-        members = await self._call("SMEMBERS", self.key("block", player_key))
+        members = await self._store.call("SMEMBERS", self.key("block", player_key))
         return set(members)
 
     async def heartbeat(self, platform: str) -> None:
-        await self._call(
+        await self._store.call(
             "SET", self.key("alive", platform), _num(time.time()), "PX", _ms(self.config.heartbeat_seconds)
         )
 
     async def record_leave(self, player_key: str) -> int:
         args = [_ms(self.config.leave_memory_seconds)]
-        return int(await self._script(_LEAVE, [self.key("leaves", player_key)], args))
+        return int(await self._store.script(_LEAVE, [self.key("leaves", player_key)], args))
 
     async def close(self) -> None:
         await self._store.close()

@@ -1,5 +1,6 @@
 """What every part of the Redis store stands on: the client (built by `from_url`: reconnects, retries,
-counted round trips), one request, a script call, a pipeline, and the mapping of connection trouble.
+counted round trips), one request, a script call, a pipeline (public: other Redis-backed stores of the
+package share the client through them), and the mapping of connection trouble.
 
 Connection trouble (refused, reset, timeout, loading, read-only replica after failover, cluster down)
 surfaces as `StorageUnavailable` after the client's own retries; the client reconnects by itself.
@@ -215,11 +216,17 @@ class RedisBase:
             async with self._gate:
                 yield
 
-    async def _call(self, *args: Any) -> Any:
+    # --- requests: the way other Redis-backed stores of the package (the ladder, the match queue, the
+    # reports) share this client, its retries, its error mapping and its round-trip count. The parts of
+    # `RedisStore` use the same methods under their private names (`_call`, `_script`, `_pipeline`).
+
+    async def call(self, *args: Any) -> Any:
+        """One command (`"GET", key`), its reply; connection trouble raises `StorageUnavailable`."""
         async with self._session():
             return await self._r.execute_command(*args)
 
-    async def _script(self, script: Script, keys: Sequence[str], args: Sequence[Any]) -> Any:
+    async def script(self, script: Script, keys: Sequence[str], args: Sequence[Any]) -> Any:
+        """One Lua script run by its digest, sent again with its source when the server forgot it."""
         async with self._session():
             try:
                 return await self._r.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
@@ -227,13 +234,18 @@ class RedisBase:
                 # The server forgot its script cache (restart, failover, SCRIPT FLUSH): EVAL caches it again.
                 return await self._r.execute_command("EVAL", script.source, len(keys), *keys, *args)
 
-    async def _pipeline(self, commands: Sequence[Sequence[Any]]) -> list[Any]:
+    async def pipeline(self, commands: Sequence[Sequence[Any]]) -> list[Any]:
+        """Commands in one round trip, not a transaction (fanned out per node on a cluster); their replies."""
         async with self._session():
             pipe = self._r.pipeline(transaction=False)
             for command in commands:
                 pipe.execute_command(*command)
             result: list[Any] = await pipe.execute()
             return result
+
+    _call = call
+    _script = script
+    _pipeline = pipeline
 
     async def _scripts(self, calls: Sequence[tuple[Script, Sequence[str], Sequence[Any]]]) -> list[Any]:
         """Script calls in one pipeline (fanned out per node on a cluster). Those the server answered
