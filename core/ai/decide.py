@@ -32,7 +32,7 @@ from ..rules import Barrel, Opening
 from ..view import SeatView
 from .bids import BidModel
 from .budget import Budget
-from .endgame import solve_play
+from .endgame import align, position_verdict, solve_play
 from .hand import (
     choose_discard,
     choose_give,
@@ -46,6 +46,7 @@ from .infer import TALON, Knowledge, knowledge, sample
 from .play import easy_play, pimc_play
 from .rollout import rollout
 from .score import ScoreCtx
+from .sim import Sim
 from .simulate import DealSim, max_bid_for, points
 
 EASY_BID_CHANCE = 0.58
@@ -75,6 +76,13 @@ class Level:
     card; 0: off)."""
     declare_bonus: float = 0.0
     """Utility added to declaring a marriage now over waiting (playouts assume the lead comes back)."""
+    node_cap: int = 0
+    """Open-hands verdicts (:mod:`core.ai.solver`) decide each sampled deal's contract, every search
+    capped at this many positions (0: off; playouts alone)."""
+    bid_verdicts: int = 0
+    """Before the card play (bids, talon, gives, contract): 0 playouts alone, 1 the verdict decides the
+    contract, 2 the verdict may only fail a contract the playout made (open hands flatter the declarer,
+    who cannot see the cards when bidding)."""
 
 
 LEVEL_PARAMS: dict[str, Level] = {
@@ -83,7 +91,8 @@ LEVEL_PARAMS: dict[str, Level] = {
     # Medium samples few deals: it beats easy by far (bench/results/ai.md), stays quick on a busy bot,
     # and leaves hard's extra sampling and exact endgame a measurable edge over it.
     "medium": Level("medium", 0.08, 16, 12, 8, 3, 0),
-    "hard": Level("hard", 0.3, 160, 128, 48, 7, 12),
+    # Hard: the open-hands solver values every sampled deal (docs/AI.md, "The hard player").
+    "hard": Level("hard", 0.4, 160, 128, 48, 7, 15, node_cap=20_000),
 }
 
 
@@ -111,6 +120,7 @@ def decide(
                 level.public_rollouts,
                 level.infer_play,
                 level.declare_bonus,
+                level.node_cap,
             )
         return pimc_play(
             view,
@@ -225,22 +235,33 @@ def _bid_values(
         total_w += w
         # As declarer.
         sim = ds.start(hands.copy(), me, value, talon, rng)
-        rollout(sim)
-        u_decl += w * ctx.utility(me, me, sim.contract, sim.taken)
+        pts, nodes = _played(sim, level.node_cap, level.bid_verdicts)
+        u_decl += w * ctx.utility(me, me, sim.contract, pts)
         # As a defender: the others bid on (by the easy rule of thumb) and one of them declares.
         if level.auction_model:
             other, contract = _auction_without(view, hands, ds.mvals)
         else:
             other, contract = _strongest_other(view, hands, ds.mvals, value)
         sim = ds.start(hands.copy(), other, contract, talon, rng)
-        rollout(sim)
-        u_def += w * ctx.utility(me, other, sim.contract, sim.taken)
+        pts, more = _played(sim, level.node_cap, level.bid_verdicts)
+        u_def += w * ctx.utility(me, other, sim.contract, pts)
         worlds += 1
-        if not budget.spend(cost):
+        if not budget.spend(cost + nodes + more):
             break
     if worlds == 0 or total_w <= 0:
         return 0.0, 0.0
     return u_decl / total_w, u_def / total_w
+
+
+def _played(sim: Sim, node_cap: int, mode: int) -> tuple[list[int], int]:
+    """The points of a sampled deal played out from its first lead (in place), the contract made or
+    failed as the open-hands verdict says when ``node_cap`` > 0; and the positions searched."""
+    if node_cap <= 0 or mode == 0:
+        rollout(sim)
+        return sim.taken, 0
+    bound, nodes = position_verdict(sim, node_cap)
+    rollout(sim)
+    return align(sim.taken, sim, bound, sim.contract, mode == 2), nodes
 
 
 def _bid_model(view: SeatView, k: Knowledge, level: Level) -> BidModel | None:
@@ -428,16 +449,18 @@ def _exchange(
         for i, loc in enumerate(k.locs):
             if loc >= 0:
                 base[loc] = masks[i]
+        spent = 0
         for ci, g in enumerate(cands):
             hands = base.copy()
             for target, c in g.cards:
                 hands[me] &= ~(1 << c)
                 hands[target] |= 1 << c
             sim = ds.after_give(hands, me, view.bid)
-            rollout(sim)
-            results[ci].append((w, sim.taken))
+            pts, nodes = _played(sim, level.node_cap, level.bid_verdicts)
+            spent += nodes
+            results[ci].append((w, pts))
         worlds += 1
-        if not budget.spend(cost):
+        if not budget.spend(cost + spent):
             break
     if worlds == 0:
         return default if default in legal else legal[0]
@@ -489,9 +512,9 @@ def _contract(
             elif loc == TALON:
                 piles = points(masks[i])
         sim = ds.after_give(hands, me, view.bid, piles)
-        rollout(sim)
-        results.append((w, sim.taken))
-        if not budget.spend(cost):
+        pts, nodes = _played(sim, level.node_cap, level.bid_verdicts)
+        results.append((w, pts))
+        if not budget.spend(cost + nodes):
             break
     if not results:
         return legal[0]
@@ -540,15 +563,17 @@ def _discard(
                 base[loc] = masks[i]
             elif loc == TALON:
                 other = masks[i]
+        spent = 0
         for ci, d in enumerate(cands):
             hands = base.copy()
             dm = _mask(d.cards)
             hands[me] = hand & ~dm
             sim = ds.after_give(hands, me, view.bid, points(other | dm))
-            rollout(sim)
-            results[ci].append((w, sim.taken))
+            pts, nodes = _played(sim, level.node_cap, level.bid_verdicts)
+            spent += nodes
+            results[ci].append((w, pts))
         worlds += 1
-        if not budget.spend(cost):
+        if not budget.spend(cost + spent):
             break
     if worlds == 0:
         return default if default in legal else legal[0]

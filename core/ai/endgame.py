@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import Final
 
 from ..actions import Action
 from ..cards import CARD_POINTS
@@ -24,6 +25,7 @@ from .play import declaring_moves, easy_play, known_voids, move_of, world_sim
 from .rollout import rollout
 from .score import ScoreCtx
 from .sim import Sim
+from .solver import NO_LIMIT, NodeLimit, Solver
 from .solver import solve_root as solve_root
 
 
@@ -55,6 +57,81 @@ def _points_vector(sim: Sim, decl_final: int, me: int, my_final: int) -> list[in
     return out
 
 
+VERDICT_WORLDS: Final = 48
+"""Sampled deals the verdicts' positions are shared out for (more are played while the budget lasts)."""
+MIN_SHARE: Final = 500
+"""Positions a deal's verdicts may always search."""
+
+
+def declarer_verdicts(sim: Sim, moves: list[int], limit: int) -> tuple[list[int], int]:
+    """For each root move, a bound on the declarer's final points with open hands, searched with the
+    null window at the contract (whether the declarer can still make it is all it decides): at least
+    the contract when it is made, at most one below it when not; -1 where the node limit cut the search
+    off.  And the positions searched.  A null window is much cheaper than the exact value (from the
+    first lead of a deal: hundreds of positions against tens of thousands), so the hard player asks it
+    from the first trick on."""
+    decl = sim.declarer
+    taken = sim.taken[decl]
+    need = sim.contract - taken
+    w = [0] * len(sim.succ)
+    w[decl] = 1
+    solver = Solver(sim, w)
+    solver.limit = limit
+    out = [-1] * len(moves)
+    try:
+        for i, m in enumerate(moves):
+            out[i] = taken + solver.move_value(m, need - 1, need)
+    except NodeLimit:
+        pass
+    return out, solver.nodes
+
+
+def position_verdict(sim: Sim, limit: int) -> tuple[int, int]:
+    """:func:`declarer_verdicts` of the position itself (the deal's first lead, for bids and the
+    exchange): a bound on the declarer's final points, -1 when cut off; and the positions searched."""
+    decl = sim.declarer
+    taken = sim.taken[decl]
+    need = sim.contract - taken
+    w = [0] * len(sim.succ)
+    w[decl] = 1
+    solver = Solver(sim, w)
+    solver.limit = limit
+    try:
+        return taken + solver.search(need - 1, need), solver.nodes
+    except NodeLimit:
+        return -1, solver.nodes
+
+
+def align(points: list[int], sim: Sim, bound: int, contract: int, only_fail: bool = False) -> list[int]:
+    """A playout's points moved so that the contract is made or failed as the open-hands verdict says.
+
+    The heuristic playout misplays whole contracts (a contract-losing card, a make thrown away); the
+    verdict decides the contract, the playout keeps deciding how the other points fall.  Points moved to
+    or from the declarer are taken from or given to the defenders evenly.  ``only_fail``: a made verdict
+    leaves the playout as it is (the verdict may only fail a contract the playout made)."""
+    if bound < 0 or (only_fail and bound >= contract):
+        return points
+    decl = sim.declarer
+    d = points[decl]
+    made = bound >= contract
+    target = d if (d >= contract) == made else bound
+    delta = target - d
+    if not delta:
+        return points
+    out = list(points)
+    out[decl] = target
+    others = [s for s in range(len(out)) if s != decl and sim.succ[s] >= 0]
+    if not others:
+        return out
+    share, extra = divmod(-delta, len(others))
+    for i, s in enumerate(others):
+        out[s] += share + (1 if i < extra else 0)
+    for s in others:
+        if out[s] < 0:
+            out[s] = 0
+    return out
+
+
 def solve_play(
     view: SeatView,
     legal: Sequence[Action],
@@ -66,8 +143,15 @@ def solve_play(
     public_rollouts: bool = False,
     infer_play: float = 0.0,
     declare_bonus: float = 0.0,
+    node_cap: int = 0,
 ) -> Action:
-    """Monte Carlo over consistent deals; each deal solved exactly once few cards are left."""
+    """Monte Carlo over consistent deals; each deal solved exactly once few cards are left, and before
+    that each playout's contract decided by the open-hands verdict (``node_cap`` > 0).
+
+    Every search runs under ``node_cap`` positions: an exact solve that passes it is not tried again
+    in this decision (the playout and the verdict take over).  The verdicts of one sampled deal may
+    search that deal's share of the budget left (over :data:`VERDICT_WORLDS` deals); cut off, the deal is
+    judged by its playouts alone.  Positions searched are spent from the budget one unit each."""
     moves = [move_of(a) for a in legal]
     k = knowledge(view)
     model = BidModel(view, k) if infer_bids else None
@@ -80,17 +164,13 @@ def solve_play(
     ctx = ScoreCtx(view)
     me = view.seat
     remaining = sum(view.hand_counts)
-    rules = view.rules
-    exact = (
-        remaining <= endgame_cards
-        and not rules.must_beat
-        and not rules.ace_marriage
-        and not view.crawl
-        and view.tricks > 0
-    )
+    cap = node_cap if node_cap > 0 else NO_LIMIT
+    exact = remaining <= endgame_cards
+    verdicts = node_cap > 0
     totals = [0.0] * len(moves)
     cost = max(1, remaining * len(moves))
     worlds = 0
+    cuts = 0
     wsum = 0.0
     while worlds < max_worlds:
         masks = sample(k, rng)
@@ -101,21 +181,46 @@ def solve_play(
         if plays is not None:
             w *= plays.weight(base.hands)
         wsum += w
+        spent = 0
+        solved = False
         if exact:
-            finals, nodes = solve_root(base, moves, me)
-            spent = nodes // 2 + 4 * len(moves)
-            for i, m in enumerate(moves):
-                s = base.clone()
-                s.play(m)
-                pts = _points_vector(s, finals[i][0], me, finals[i][1]) if not s.done else s.taken
-                totals[i] += w * ctx.utility(me, base.declarer, base.contract, pts)
-        else:
+            # Capped, and within a small budget's means too (a test's 0.01 s must not search for 0.1 s).
+            allow = min(cap, max(MIN_SHARE, budget.total // 4))
+            try:
+                finals, nodes = solve_root(base, moves, me, allow)
+            except NodeLimit:
+                exact = False
+                spent += allow
+            else:
+                spent += nodes + 4 * len(moves)
+                for i, m in enumerate(moves):
+                    s = base.clone()
+                    s.play(m)
+                    pts = _points_vector(s, finals[i][0], me, finals[i][1]) if not s.done else s.taken
+                    totals[i] += w * ctx.utility(me, base.declarer, base.contract, pts)
+                solved = True
+        if not solved:
+            bounds: list[int] = []
+            if verdicts:
+                # Each deal's share of what is left, so that a few hard deals do not eat the sample.
+                share = budget.left // max(1, VERDICT_WORLDS - worlds)
+                bounds, nodes = declarer_verdicts(base, moves, min(cap, max(MIN_SHARE, share)))
+                spent += nodes
+                if min(bounds) < 0:
+                    # Cut off: this deal is judged by its playouts alone, every card alike; when most
+                    # are, the verdicts are too dear here (a tight contract at the first tricks) and
+                    # the rest of the budget goes to more playouts.
+                    bounds = []
+                    cuts += 1
+                    if cuts >= 3 and 2 * cuts > worlds:
+                        verdicts = False
             for i, m in enumerate(moves):
                 s = base.clone()
                 s.play(m)
                 rollout(s, voids)
-                totals[i] += w * ctx.utility(me, s.declarer, s.contract, s.taken)
-            spent = cost
+                pts = align(s.taken, s, bounds[i], s.contract) if bounds else s.taken
+                totals[i] += w * ctx.utility(me, s.declarer, s.contract, pts)
+            spent += cost
         worlds += 1
         if not budget.spend(spent):
             break
