@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Final
@@ -52,92 +52,75 @@ class Metrics:
 
     def __init__(self, registry: CollectorRegistry | None = None, *, namespace: str = "thousand") -> None:
         self.registry = registry if registry is not None else CollectorRegistry(auto_describe=True)
-        r, ns = self.registry, namespace
-        self.updates = Counter(
+        ns, r = namespace, self.registry
+
+        # Every collector in this process's registry, under the namespace: written once here.
+        def counter(name: str, doc: str, labels: Sequence[str] = ()) -> Counter:
+            return Counter(name, doc, labels, namespace=ns, registry=r)
+
+        def gauge(name: str, doc: str) -> Gauge:
+            return Gauge(name, doc, namespace=ns, registry=r)
+
+        def histogram(name: str, doc: str, labels: Sequence[str], buckets: Sequence[float]) -> Histogram:
+            return Histogram(name, doc, labels, namespace=ns, registry=r, buckets=buckets)
+
+        self.updates = counter(
             "updates",
             "Platform updates (messages, commands, button presses, interactions) handled.",
             ["platform", "kind", "outcome"],
-            namespace=ns,
-            registry=r,
         )
-        self.commands = Counter(
+        self.commands = counter(
             "commands",
             "Neutral commands handled by the service, by command and outcome.",
             ["command", "outcome"],
-            namespace=ns,
-            registry=r,
         )
-        self.command_seconds = Histogram(
+        self.command_seconds = histogram(
             "command_duration_seconds",
             "Time to handle one command (load, rules, computer moves, compare-and-set save).",
             ["command"],
-            namespace=ns,
-            registry=r,
-            buckets=_LATENCY_BUCKETS,
+            _LATENCY_BUCKETS,
         )
-        self.active_tables = Gauge(
+        self.active_tables = gauge(
             "active_tables",
             "Tables with a command in the last 15 minutes, all processes together (take max, not sum).",
-            namespace=ns,
-            registry=r,
         )
-        self.active_players = Gauge(
+        self.active_players = gauge(
             "active_players",
             "Users who sent a command in the last 15 minutes, all processes together (take max, not sum).",
-            namespace=ns,
-            registry=r,
         )
-        self.cas_conflicts = Counter(
+        self.cas_conflicts = counter(
             "cas_conflicts",
             "Table saves refused because another process wrote first (the command is retried).",
-            namespace=ns,
-            registry=r,
         )
-        self.timers_fired = Counter(
+        self.timers_fired = counter(
             "timers_fired",
             "Turn deadlines claimed and acted on, by outcome (moved, warned, stale, error).",
             ["outcome"],
-            namespace=ns,
-            registry=r,
         )
-        self.rate_limit_waits = Counter(
-            "rate_limit_waits",
-            "Sends that had to wait for the shared send budget.",
-            ["platform"],
-            namespace=ns,
-            registry=r,
+        self.rate_limit_waits = counter(
+            "rate_limit_waits", "Sends that had to wait for the shared send budget.", ["platform"]
         )
-        self.rate_limit_wait_seconds = Histogram(
+        self.rate_limit_wait_seconds = histogram(
             "rate_limit_wait_seconds",
             "How long a send waited for the shared send budget.",
             ["platform"],
-            namespace=ns,
-            registry=r,
-            buckets=_WAIT_BUCKETS,
+            _WAIT_BUCKETS,
         )
-        self.platform_429 = Counter(
+        self.platform_429 = counter(
             "platform_429",
             "Too Many Requests answers from a platform (each one holds the bucket for retry_after).",
             ["platform"],
-            namespace=ns,
-            registry=r,
         )
-        self.platform_errors = Counter(
+        self.platform_errors = counter(
             "platform_errors",
             "Failed platform calls other than 429, by kind (forbidden, bad_request, network, server...).",
             ["platform", "kind"],
-            namespace=ns,
-            registry=r,
         )
-        self.storage_unavailable = Counter(
+        self.storage_unavailable = counter(
             "storage_unavailable",
             "Commands answered 'temporarily unavailable' because the store could not be reached.",
-            namespace=ns,
-            registry=r,
         )
-        self.in_flight = Gauge(
-            "updates_in_flight", "Updates being handled right now.", namespace=ns, registry=r
-        )
+        self.in_flight = gauge("updates_in_flight", "Updates being handled right now.")
 
     # --- the calls ------------------------------------------------------------------------------------
 
