@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Span", "escape", "parse", "to_discord", "to_html", "to_plain"]
+__all__ = ["Span", "escape", "parse", "span_html", "to_discord", "to_html", "to_plain"]
 
 _SPECIAL = frozenset("\\*_`")
 
@@ -92,19 +92,21 @@ def _html_escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+def span_html(span: Span) -> str:
+    """One span in Telegram HTML (`to_html`, and the Telegram adapter's spans)."""
+    text = _html_escape(span.text)
+    if span.code:
+        text = f"<code>{text}</code>"
+    if span.italic:
+        text = f"<i>{text}</i>"
+    if span.bold:
+        text = f"<b>{text}</b>"
+    return text
+
+
 def to_html(markup: str) -> str:
     """Telegram HTML (`parse_mode=HTML`): <b>, <i>, <code>, with &, < and > escaped."""
-    out: list[str] = []
-    for span in parse(markup):
-        text = _html_escape(span.text)
-        if span.code:
-            text = f"<code>{text}</code>"
-        if span.italic:
-            text = f"<i>{text}</i>"
-        if span.bold:
-            text = f"<b>{text}</b>"
-        out.append(text)
-    return "".join(out)
+    return "".join(span_html(span) for span in parse(markup))
 
 
 _DISCORD_SPECIAL = frozenset("\\*_`~|>#-[]()")

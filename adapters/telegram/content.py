@@ -18,7 +18,7 @@ from typing import Final, Literal
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.markup import Span, parse
+from bot.markup import Span, parse, span_html
 from bot.model import Button, Message
 
 __all__ = [
@@ -42,23 +42,8 @@ def utf16_len(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
-def _html_escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def _span_html(span: Span) -> str:
-    text = _html_escape(span.text)
-    if span.code:
-        text = f"<code>{text}</code>"
-    if span.italic:
-        text = f"<i>{text}</i>"
-    if span.bold:
-        text = f"<b>{text}</b>"
-    return text
-
-
 def html_of(spans: Sequence[Span]) -> str:
-    return "".join(_span_html(s) for s in spans)
+    return "".join(span_html(s) for s in spans)
 
 
 def _pieces(spans: Sequence[Span]) -> list[Span]:
