@@ -15,9 +15,10 @@ import asyncio
 import json
 import re
 import time
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import typer
 
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
     from bot.storage import RedisStore
 
 __all__ = ["parse_since", "reports_app"]
+
+T = TypeVar("T")
 
 reports_app = typer.Typer(
     no_args_is_help=False, add_completion=False, help="Reports filed at public tables (operators)."
@@ -109,17 +112,22 @@ def list_reports(
     Console(width=160).print(table)
 
 
-async def _list(url: str | None, env_file: Path, since: float) -> list[Report]:
+async def _read(url: str | None, env_file: Path, read: Callable[[RedisReports], Awaitable[T]]) -> T:
+    """`read` over the reports in Redis, the store closed after; Redis away: exit status 2."""
     from bot.storage import StorageError
 
     store, reports = await _open(url, env_file)
     try:
-        return await reports.list(since)
+        return await read(reports)
     except StorageError as exc:
         typer.echo(f"Redis: {exc}", err=True)
         raise typer.Exit(2) from None
     finally:
         await store.close()
+
+
+async def _list(url: str | None, env_file: Path, since: float) -> list[Report]:
+    return await _read(url, env_file, lambda reports: reports.list(since))
 
 
 @reports_app.command("show")
@@ -147,13 +155,4 @@ def show_report(
 
 
 async def _get(url: str | None, env_file: Path, report_id: str) -> Report | None:
-    from bot.storage import StorageError
-
-    store, reports = await _open(url, env_file)
-    try:
-        return await reports.get(report_id)
-    except StorageError as exc:
-        typer.echo(f"Redis: {exc}", err=True)
-        raise typer.Exit(2) from None
-    finally:
-        await store.close()
+    return await _read(url, env_file, lambda reports: reports.get(report_id))
