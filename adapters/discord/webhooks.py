@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import discord
 from discord.utils import MISSING
@@ -34,30 +34,32 @@ class Webhooks:
         return hook
 
     async def edit(self, token: str, message_id: int, body: Body) -> bool:
-        try:
-            await self.hook(token).edit_message(
+        return await self._done(
+            self.hook(token).edit_message(
                 message_id,
                 content=body.content,
                 embeds=body.embeds,
                 view=build_view(body.rows),
                 allowed_mentions=NO_MENTIONS,
             )
-        except (discord.NotFound, discord.Forbidden):
-            return False
-        except discord.HTTPException as exc:
-            self.failed(exc)
-            return False
-        return True
+        )
 
     async def followup(self, token: str, body: Body) -> bool:
-        try:
-            await self.hook(token).send(
+        return await self._done(
+            self.hook(token).send(
                 body.content or MISSING,
                 embeds=body.embeds or MISSING,
                 view=build_view(body.rows) or MISSING,
                 ephemeral=True,
                 allowed_mentions=NO_MENTIONS,
             )
+        )
+
+    async def _done(self, call: Awaitable[object]) -> bool:
+        """Whether the webhook call went through: an expired token or a deleted message says no, and so
+        does another failure, counted."""
+        try:
+            await call
         except (discord.NotFound, discord.Forbidden):
             return False
         except discord.HTTPException as exc:
