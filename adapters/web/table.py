@@ -127,29 +127,31 @@ class WebTable:
     def ticket_for(self, claims: Claims) -> str:
         """A single-use ticket opening one event stream of the session `claims` (the session token itself
         never goes in a URL, where proxy logs would keep it)."""
-        return self.signer.sign(
-            Claims(
-                kind="ticket",
-                table=claims.table,
-                user=claims.user,
-                name=claims.name,
-                lang=claims.lang,
-                platform=claims.platform,
-                expires=self.clock() + self.options.ticket_seconds,
-                nonce=secrets.token_urlsafe(12),
-                until=claims.expires,
-            )
+        return self._signed(
+            claims,
+            "ticket",
+            self.options.ticket_seconds,
+            nonce=secrets.token_urlsafe(12),
+            until=claims.expires,
         )
 
     def session_for(self, claims: Claims) -> str:
+        return self._signed(claims, "session", self.options.session_seconds)
+
+    def _signed(
+        self, claims: Claims, kind: str, seconds: float, *, nonce: str = "", until: float = 0.0
+    ) -> str:
+        """Another token for the same person at the same table, of `kind`, valid `seconds` from now."""
         return self.signer.sign(
             Claims(
-                kind="session",
+                kind=kind,
                 table=claims.table,
                 user=claims.user,
                 name=claims.name,
                 lang=claims.lang,
                 platform=claims.platform,
-                expires=self.clock() + self.options.session_seconds,
+                expires=self.clock() + seconds,
+                nonce=nonce,
+                until=until,
             )
         )
