@@ -13,7 +13,7 @@ import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from rich.console import Console
 from rich.text import Text
@@ -33,7 +33,7 @@ from bot.settings import Settings
 from bot.storage import MemoryStore
 from core.cards import CARD_NAMES, CardParseError
 
-__all__ = ["ConsoleGame", "GameOptions", "ReadLine", "run", "stdin_lines"]
+__all__ = ["ConsoleGame", "GameOptions", "ReadLine", "game_settings", "run", "stdin_lines"]
 
 ReadLine = Callable[[str], Awaitable[str | None]]
 
@@ -334,13 +334,12 @@ def stdin_lines() -> ReadLine:
     return read
 
 
-async def play(
-    options: GameOptions, *, console: Console | None = None, read_line: ReadLine | None = None
-) -> int:
-    """Run one game to its end (or until the player quits); the exit status."""
+def game_settings(options: GameOptions, **more: Any) -> Settings:
+    """The settings of one person's game against the computer, at the terminal or on its web page
+    (`adapters.web.terminal`): in memory, no turn timer, every action drawn. `more`: other settings."""
     if options.lang not in LANGUAGES:
         raise ValueError(f"unsupported language {options.lang!r}")
-    settings = Settings(
+    return Settings(
         redis_url=None,
         default_language=options.lang,
         default_preset=options.preset,
@@ -350,7 +349,15 @@ async def play(
         charts=options.chart is not None,
         ai_workers=1 if options.level != "easy" else 0,
         command_limit=0,  # one person at their own terminal: no one to protect from a flood
+        **more,
     )
+
+
+async def play(
+    options: GameOptions, *, console: Console | None = None, read_line: ReadLine | None = None
+) -> int:
+    """Run one game to its end (or until the player quits); the exit status."""
+    settings = game_settings(options)
     rng = random.Random(options.seed) if options.seed is not None else None
     service = Service(MemoryStore(), settings, handlers=Handlers, rng=rng)
     game = ConsoleGame(service, console or Console(highlight=False), read_line or stdin_lines(), options)

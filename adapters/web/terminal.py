@@ -16,13 +16,11 @@ from aiohttp import web
 from rich.console import Console
 from rich.text import Text
 
-from adapters.console.app import ConsoleGame, GameOptions, ReadLine, stdin_lines
+from adapters.console.app import ConsoleGame, GameOptions, ReadLine, game_settings, stdin_lines
 from adapters.web.app import WebOptions, WebTable, make_runner
 from bot.handlers import Handlers
-from bot.i18n import LANGUAGES
 from bot.model import Message
 from bot.service import Service
-from bot.settings import Settings
 from bot.storage import MemoryStore
 from bot.weblinks import signer_for
 
@@ -39,21 +37,7 @@ async def play_web(
     read_line: ReadLine | None = None,
 ) -> int:
     """Run one game with its web page on 127.0.0.1:`port` (0: any free port); the exit status."""
-    if options.lang not in LANGUAGES:
-        raise ValueError(f"unsupported language {options.lang!r}")
-    settings = Settings(
-        _env_file=None,
-        redis_url=None,
-        default_language=options.lang,
-        default_preset=options.preset,
-        turn_seconds=0,
-        default_ai_level=options.level,
-        table_updates="every_action",
-        charts=options.chart is not None,
-        ai_workers=1 if options.level != "easy" else 0,
-        command_limit=0,
-        web_secret=secrets.token_urlsafe(32),
-    )
+    settings = game_settings(options, _env_file=None, web_secret=secrets.token_urlsafe(32))
     signer = signer_for(settings)
     assert signer is not None
     rng = random.Random(options.seed) if options.seed is not None else None
