@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import secrets
 from collections.abc import Awaitable, Callable
-from typing import Final
+from typing import Final, Protocol
 
 from bot.context import Context, Refusal
 from bot.handlers import rights
@@ -45,6 +45,50 @@ def computer_names(lang: str) -> tuple[str, ...]:
 MAX_SEATS = 4
 
 
+class _Chat(Protocol):
+    """Where a table lives: the command's chat, or the finished table's own document."""
+
+    @property
+    def platform(self) -> str: ...
+
+    @property
+    def chat_id(self) -> str: ...
+
+    @property
+    def title(self) -> str: ...
+
+    @property
+    def private(self) -> bool: ...
+
+
+def _open_lobby(
+    ctx: Context, table_id: str, chat: _Chat, settings: ChatSettings, seats: list[SeatDoc]
+) -> None:
+    """A lobby opened by the sender at `table_id` in `chat` with `seats` (`new`, `again`): the document,
+    and the context told the game starts afresh (no game state, the seated indexed, a new deadline)."""
+    user = ctx.user
+    ctx.doc = TableDoc(
+        id=table_id,
+        serial=secrets.token_hex(5),
+        platform=chat.platform,
+        chat_id=chat.chat_id,
+        title=chat.title,
+        private=chat.private,
+        status="lobby",
+        creator=user.key,
+        creator_name=user.name,
+        opened=ctx.version + 1,
+        settings=settings,
+        seats=seats,
+        created=ctx.now,
+        updated=ctx.now,
+    )
+    ctx.state = None
+    ctx.before = None
+    ctx.users_added.update(s.user for s in seats if s.user is not None)
+    ctx.deadline_reset = True
+
+
 class LobbyHandlers(HandlerBase):
     """From `new` to `start`, and the lobby closing when nobody starts it."""
 
@@ -69,39 +113,23 @@ class LobbyHandlers(HandlerBase):
                 raise Refusal("unknown_preset") from None
             if name != settings.preset:
                 settings = settings.model_copy(update={"preset": name, "options": {}})
-        lang = await self._user_lang(ctx, ctx.user, settings.language)
-        user = ctx.user
-        ctx.doc = TableDoc(
-            id=ctx.table_id,
-            serial=secrets.token_hex(5),
-            platform=ctx.chat.platform,
-            chat_id=ctx.chat.chat_id,
-            title=ctx.chat.title,
-            private=ctx.chat.private,
-            status="lobby",
-            creator=user.key,
-            creator_name=user.name,
-            opened=ctx.version + 1,
-            settings=settings,
-            seats=[
-                SeatDoc(
-                    kind="human",
-                    name=user.name,
-                    user=user.key,
-                    platform=user.platform,
-                    user_id=user.user_id,
-                    lang=lang,
-                )
-            ],
-            created=ctx.now,
-            updated=ctx.now,
-        )
-        ctx.state = None
-        ctx.before = None
-        ctx.users_added.add(user.key)
-        ctx.deadline_reset = True
+        _open_lobby(ctx, ctx.table_id, ctx.chat, settings, [await self._sender_seat(ctx, settings.language)])
         ctx.mark("new")
         self._lobby_message(ctx, notify=True)
+
+    async def _sender_seat(self, ctx: Context, language: str) -> SeatDoc:
+        """The sender's seat (`new`, `join`), in their language: their own choice, else their platform's,
+        else `language` (the chat's)."""
+        user = ctx.user
+        lang = await self._user_lang(ctx, user, language)
+        return SeatDoc(
+            kind="human",
+            name=user.name,
+            user=user.key,
+            platform=user.platform,
+            user_id=user.user_id,
+            lang=lang,
+        )
 
     def _first_settings(self, chat_key: str, settings: ChatSettings) -> Callable[[], Awaitable[None]]:
         async def save() -> None:
@@ -124,17 +152,7 @@ class LobbyHandlers(HandlerBase):
         if len(doc.seats) >= self._max_seats(doc):
             raise Refusal("table_full")
         user = ctx.user
-        lang = await self._user_lang(ctx, user, doc.settings.language)
-        doc.seats.append(
-            SeatDoc(
-                kind="human",
-                name=user.name,
-                user=user.key,
-                platform=user.platform,
-                user_id=user.user_id,
-                lang=lang,
-            )
-        )
+        doc.seats.append(await self._sender_seat(ctx, doc.settings.language))
         ctx.users_added.add(user.key)
         ctx.deadline_reset = True
         ctx.mark("join")
@@ -298,27 +316,7 @@ class LobbyHandlers(HandlerBase):
                 name = next(n for n in computer_names(doc.settings.language) if n not in taken)
                 taken.add(name)
                 seats.append(SeatDoc(kind="ai", name=name, level=doc.settings.ai_level))
-        user = ctx.user
-        ctx.doc = TableDoc(
-            id=doc.id,
-            serial=secrets.token_hex(5),
-            platform=doc.platform,
-            chat_id=doc.chat_id,
-            title=doc.title,
-            private=doc.private,
-            status="lobby",
-            creator=user.key,
-            creator_name=user.name,
-            opened=ctx.version + 1,
-            settings=doc.settings,
-            seats=seats,
-            created=ctx.now,
-            updated=ctx.now,
-        )
-        ctx.state = None
-        ctx.before = None
-        ctx.users_added.update(s.user for s in seats if s.user is not None)
-        ctx.deadline_reset = True
+        _open_lobby(ctx, doc.id, doc, doc.settings, seats)
         ctx.mark("again")
         if sum(1 for s in seats if s.human) == 1:
             await self._start_game(ctx)
