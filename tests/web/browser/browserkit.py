@@ -237,7 +237,7 @@ class Room:
 
     async def settle(self, version: int, timeout: float = 15.0, tabs: list[Tab] | None = None) -> None:
         """Wait until every open page (or `tabs`) shows `version` (it came by the event stream). A wait, not
-        a bound: with the suite on two workers beside other work, three pages once took past 5 s."""
+        a bound, so it is generous for a busy machine."""
         for tab in self.tabs if tabs is None else tabs:
             await tab.page.wait_for_selector(f'#app[data-version="{version}"]', timeout=timeout * 1000)
 

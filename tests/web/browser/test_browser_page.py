@@ -55,8 +55,15 @@ async def play_until(room: Room, by_seat: dict[int, Tab], done: object, limit: i
             return
         v, _ = await room.harness.doc()
         await room.settle(int(v))
-        await tap(by_seat[state.to_act])
-        await by_seat[state.to_act].page.wait_for_timeout(30)
+        page = by_seat[state.to_act].page
+        tapped = await tap(by_seat[state.to_act])
+        # A tap's move lands after the tap returns: read the next state once it has (a pick of a give
+        # changes only the page). Read sooner, the version read was passed before the pages showed it,
+        # and settle waited for a version no page would show again (twice on two busy workers).
+        for _ in range(100):
+            if tapped in ("give-to", "continue") or (await room.harness.doc())[0] != v:
+                break
+            await page.wait_for_timeout(20)
     raise AssertionError("never reached")
 
 
