@@ -401,15 +401,11 @@ async def test_rating_and_points_explain_themselves(room: Room) -> None:
     assert "points taken in this deal" in (await points.get_attribute("title") or "")
 
 
-@pytest.mark.skipif(
-    not (os.environ.get("UPDATE_SCREENSHOTS") or os.environ.get("SHOTS_DIR")),
-    reason="makes the README's screenshots (UPDATE_SCREENSHOTS=1 or SHOTS_DIR); the properties they show "
-    "are the other tests' of this file",
-)
 async def test_screenshots_of_the_wide_table_and_the_deal_history(room: Room, tmp_path: Path) -> None:
     """For the README: the desktop layout mid-deal (docs/web-desktop.png) and a phone's score sheet with
-    an earlier deal's result open (docs/web-history.png); `UPDATE_SCREENSHOTS=1` writes them. It asserts
-    nothing a test of its own does not, so a plain run leaves it out (11 s of the suite)."""
+    an earlier deal's result open (docs/web-history.png); `UPDATE_SCREENSHOTS=1` writes them. What they
+    show holds too: a wide screen's table uses the width (issue 25: a ~545 px column before), and the
+    phone's score sheet opens an earlier deal's result."""
     await room.harness.open_table(HUMANS[:1], computers=2, preset="polish")
     wide = await room.open(HUMANS[0], viewport=(1280, 800))
     await quick_player(room, wide, 2)
@@ -429,11 +425,14 @@ async def test_screenshots_of_the_wide_table_and_the_deal_history(room: Room, tm
     await room.settle(int(version), tabs=[wide])
     with contextlib.suppress(PlaywrightError):
         await wide.page.wait_for_selector("#trick .completed", state="detached", timeout=3000)
+    felt = await wide.page.locator("#felt").bounding_box()
+    assert felt is not None and felt["width"] >= 800, felt
     desktop = tmp_path / "web-desktop.png"
     await wide.page.screenshot(path=str(desktop))
     phone = await room.open(HUMANS[0], viewport=(390, 844), scale=2)
     await phone.page.locator("#sheet button.deal-link").first.click()
     await phone.page.locator("#sheet .deal-result").scroll_into_view_if_needed()
+    assert await phone.page.locator("#sheet .deal-result").is_visible()
     history = tmp_path / "web-history.png"
     await phone.page.screenshot(path=str(history))
     if os.environ.get("SHOTS_DIR"):
