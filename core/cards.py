@@ -8,7 +8,7 @@ higher card (9 < J < Q < K < 10 < A), which makes "highest card of a suit in a m
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from enum import IntEnum
 from typing import Final
 
@@ -72,6 +72,25 @@ def suit_of(c: Card) -> int:
 
 def rank_of(c: Card) -> int:
     return c % 6
+
+
+def beats(c: Card, w: Card, trump: int, crawl: bool = False) -> bool:
+    """Whether ``c``, played after the trick's current winner ``w``, takes the trick over: a higher card of
+    the same suit, or a trump over a card of another suit (no trump counts during a crawl). The one place
+    the rule is written: the engine, the replay steps, the simulation and the solver ask it."""
+    s = c // 6
+    if s == w // 6:
+        return c > w
+    return not crawl and s == trump
+
+
+def trick_winner(trick: Sequence[Card], trump: int, crawl: bool = False) -> int:
+    """Index in ``trick`` (in the order played) of the card that takes it."""
+    best = 0
+    for i in range(1, len(trick)):
+        if beats(trick[i], trick[best], trump, crawl):
+            best = i
+    return best
 
 
 def card_name(c: Card) -> str:

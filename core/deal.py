@@ -54,6 +54,7 @@ from .cards import (
     CardMask,
     cards_of,
     mask_of,
+    trick_winner,
 )
 from .errors import IllegalAction
 from .events import Event
@@ -845,10 +846,7 @@ class DealState:
         seats = self.trick_seats
         if self.crawl:
             out.append(Event(ev.CRAWL_REVEALED, None, -1, 0, trick, seats))
-            led = trick[0] // 6
-            best = max(range(len(trick)), key=lambda i: trick[i] if trick[i] // 6 == led else -1)
-        else:
-            best = _trick_winner(trick, self.trump)
+        best = trick_winner(trick, self.trump, self.crawl)
         winner = seats[best]
         points = 0
         tmask = 0
@@ -1004,22 +1002,6 @@ _DECLARABLE: Final = _QK_ALL | ACES
 def _blank_deal() -> DealState:
     """An uninitialised instance: every field is set by ``new_deal`` or ``copy`` right after."""
     return DealState.__new__(DealState)
-
-
-def _trick_winner(trick: tuple[Card, ...], trump: int) -> int:
-    led = trick[0] // 6
-    best = 0
-    best_card = trick[0]
-    best_trump = trump >= 0 and led == trump
-    for i in range(1, len(trick)):
-        c = trick[i]
-        s = c // 6
-        if s == trump:
-            if not best_trump or c > best_card:
-                best, best_card, best_trump = i, c, True
-        elif not best_trump and s == led and c > best_card:
-            best, best_card = i, c
-    return best
 
 
 def _marriage_sum(rules: RuleSet, hand: CardMask) -> int:

@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from .actions import BLIND_NO, BLIND_YES, Play, to_record
-from .cards import CARD_NAMES, SUIT_LETTERS, cards_of
-from .deal import DealState, _trick_winner, active_seats
+from .cards import CARD_NAMES, SUIT_LETTERS, cards_of, trick_winner
+from .deal import DealState, active_seats
 from .errors import IllegalAction
 from .game import GameState, new_game, replace_deal
 from .record import Record, parse_record
@@ -104,7 +104,8 @@ def replay_steps(record: Record, rules: RuleSet) -> list[dict[str, Any]]:
                     trick = (*before.deal.trick, action.card)
                     seats = (*before.deal.trick_seats, ract.seat)
                     complete = len(trick) == len(before.deal.active)
-                    step["winner"] = seats[_trick_winner(trick, before.deal.trump)] if complete else None
+                    winner = trick_winner(trick, before.deal.trump, before.deal.crawl)
+                    step["winner"] = seats[winner] if complete else None
                 step.update(
                     phase="done",
                     to_act=-1,
