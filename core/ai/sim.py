@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from ..cards import ACES, CARD_POINTS, MARRIAGE_MASKS, SUIT_MASKS, CardMask
+from ..cards import ACES, CARD_POINTS, MARRIAGE_MASKS, SUIT_MASKS, CardMask, trick_winner
 from ..deal import ACE_SUIT, DealState, Phase
 from ..rules import Declaration, RuleSet
 
@@ -230,29 +230,8 @@ class Sim:
         self._close()
 
     def winner_index(self) -> int:
-        """The engine's ``core.deal._trick_winner`` on this list, plus the crawl; kept as a copy because
-        the playouts would otherwise build a tuple per trick (tests/ai/test_sim.py checks they agree)."""
-        trick = self.trick
-        led = trick[0] // 6
-        if self.crawl:
-            best = 0
-            for i in range(1, len(trick)):
-                if trick[i] // 6 == led and trick[i] > trick[best]:
-                    best = i
-            return best
-        trump = self.trump
-        best = 0
-        best_card = trick[0]
-        best_trump = trump >= 0 and led == trump
-        for i in range(1, len(trick)):
-            c = trick[i]
-            s = c // 6
-            if s == trump:
-                if not best_trump or c > best_card:
-                    best, best_card, best_trump = i, c, True
-            elif not best_trump and s == led and c > best_card:
-                best, best_card = i, c
-        return best
+        """The trick's winner by the engine's own rule (``core.cards.trick_winner``), crawl included."""
+        return trick_winner(self.trick, self.trump, self.crawl)
 
     def _close(self) -> None:
         trick = self.trick

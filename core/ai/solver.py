@@ -34,7 +34,7 @@ from typing import Final
 
 from ..actions import CRAWL as CRAWL_ACTION
 from ..actions import PLAYS, PLAYS_DECLARING, Action, Crawl, Play
-from ..cards import ACES, CARD_POINTS, MARRIAGE_MASKS, SUIT_MASKS, CardMask
+from ..cards import ACES, CARD_POINTS, MARRIAGE_MASKS, SUIT_MASKS, CardMask, beats
 from ..deal import ACE_SUIT, DealState, Phase
 from ..game import GameState
 from .sim import CRAWL, DECLARE, Sim, sim_from_deal
@@ -317,13 +317,8 @@ class Solver:
         return best
 
     def _beats(self, c: int, w: int) -> bool:
-        """Whether ``c``, played after the trick's current winner ``w``, takes over."""
-        s = c // 6
-        if s == w // 6:
-            return c > w
-        if self.crawl:
-            return False
-        return s == self.trump
+        """Whether ``c``, played after the trick's current winner ``w``, takes over (``core.cards.beats``)."""
+        return beats(c, w, self.trump, self.crawl)
 
     # ------------------------------------------------------------------ search
 
