@@ -11,6 +11,9 @@ import json
 import random
 from dataclasses import dataclass, field
 
+from kit import Clock
+from kit import typed as action_text
+
 from bot.commands import SECRET_MOVES, decode_payload, from_payload, parse_text
 from bot.i18n import translator
 from bot.model import ChatRef, Command, Group, Message, Private, Sender, UserRef
@@ -19,7 +22,7 @@ from bot.settings import Settings
 from bot.snapshot import GameCache
 from bot.storage import Store
 from bot.table import TableDoc
-from bot.vocabulary import Mover, presses, typed
+from bot.vocabulary import Mover, presses
 from core.actions import Action
 from core.ai import choose_action
 from core.game import GameState
@@ -34,17 +37,6 @@ __all__ = [
     "make_user",
     "quiet_settings",
 ]
-
-
-class Clock:
-    def __init__(self, start: float = 1_700_000_000.0) -> None:
-        self.now = start
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
 
 
 def quiet_settings(**values: object) -> Settings:
@@ -71,11 +63,6 @@ def errors(messages: list[Message]) -> list[Message]:
 
 def group_messages(messages: list[Message]) -> list[Message]:
     return [m for m in messages if isinstance(m.audience, Group)]
-
-
-def action_text(action: Action, state: GameState, seat: int) -> str:
-    """The typed command for an action (`bot.vocabulary.typed`)."""
-    return typed(action, Mover.of_state(state, seat))
 
 
 @dataclass

@@ -33,6 +33,7 @@ import cardspy
 from browserkit import CHROMIUM, Tab
 from dckit import Driver, payload_of
 from fakes.discord import FakeDiscord, FakeDiscordConfig, FakeUser
+from kit import until
 from playwright.async_api import Browser, async_playwright
 from tapper import tap
 from test_browser_play import dom_parts, message_parts, private_to, seat_of
@@ -84,14 +85,6 @@ async def telegram(redis_url: str, port: int) -> AsyncIterator[tuple[RelayRig, P
         yield rig, public
     finally:
         await rig.close()
-
-
-async def until(check: Any, seconds: float = 15.0, what: str = "") -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    while not await check():
-        assert loop.time() < deadline, f"timed out waiting for {what or check}"
-        await asyncio.sleep(0.02)
 
 
 async def open_page(browser: Browser, base: str, tabs: list[Tab]) -> Tab:

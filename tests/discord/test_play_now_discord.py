@@ -24,6 +24,7 @@ import cardspy
 from dckit import E2E, Driver, payload_of, running_bot, settings, speed_up
 from fakes.discord import FakeChannel, FakeDiscord, FakeGuild, FakeMessage, FakeUser
 from fakes.discord.interactions import MESSAGE_COMPONENT
+from kit import until
 
 from adapters.discord import i18n as L
 from adapters.discord.client import ThousandBot
@@ -72,14 +73,6 @@ async def settle(fake: FakeDiscord, bot: ThousandBot) -> None:
 async def seated(public: ProcessPublic, user: FakeUser) -> str | None:
     at = await public.queue.seated_at(f"dc:{user.id}")
     return at if at is not None and at.startswith("pub:") else None
-
-
-async def until(check: Any, seconds: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    while not await check():
-        assert loop.time() < deadline, "timed out"
-        await asyncio.sleep(0.01)
 
 
 def texts(message: FakeMessage) -> str:

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 
 import pytest
+from kit import Clock
 from redis_server import LocalRedisCluster
 
 from bot.matchmaking import (
@@ -25,14 +26,6 @@ from bot.matchmaking import (
     Player,
     RedisQueue,
 )
-
-
-class FakeClock:
-    def __init__(self, start: float) -> None:
-        self.now = start
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @dataclass
@@ -63,7 +56,7 @@ async def backend(
     request: pytest.FixtureRequest, redis_prefix: str, config: MatchConfig
 ) -> AsyncIterator[Backend]:
     if request.param == "memory":
-        clock = FakeClock(time.time())
+        clock = Clock(time.time())
 
         async def advance(seconds: float) -> None:
             clock.now += seconds

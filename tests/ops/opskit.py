@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import random
 
-from bot import vocabulary
+from kit import typed as typed
+
 from bot.snapshot import GameCache
 from bot.storage import Store
 from bot.table import TableDoc
-from core.actions import Action
 from core.game import GameState
 
 # A game that ends after a few deals: target 200 (the barrel threshold must stay below it).
@@ -21,11 +21,6 @@ SHORT_GAME = (
     "/add_ai easy",
     "/start",
 )
-
-
-def typed(action: Action, state: GameState, seat: int) -> str:
-    """The command a person types for `action` (`bot.vocabulary.typed`)."""
-    return vocabulary.typed(action, vocabulary.Mover.of_state(state, seat))
 
 
 class Reader:

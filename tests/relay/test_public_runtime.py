@@ -5,11 +5,12 @@ their language, and a move applied by one process reaches the other two through 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 import pytest
 from botkit import action_text
+from kit import until
 from redis.asyncio import Redis
 
 from bot.commands import parse_text
@@ -69,13 +70,6 @@ async def nodes(redis_url: str) -> AsyncIterator[dict[str, Node]]:
         await node.service.close()
         await node.queue.close()
         await node.client.aclose()
-
-
-async def until(check: Callable[[], bool], seconds: float = 10.0) -> None:
-    deadline = asyncio.get_running_loop().time() + seconds
-    while not check():
-        assert asyncio.get_running_loop().time() < deadline, "timed out"
-        await asyncio.sleep(0.05)
 
 
 async def test_matched_across_platforms_and_a_move_reaches_everyone(nodes: dict[str, Node]) -> None:

@@ -5,9 +5,10 @@ platform's person gets theirs through the other process's delivery."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 
 import pytest
+from kit import until
 
 from bot.commands import parse_text
 from bot.model import ChatRef, Message, Private, UserRef
@@ -41,13 +42,6 @@ async def runtimes(redis_url: str) -> AsyncIterator[dict[str, tuple[Runtime, lis
     yield out
     for runtime, _ in out.values():
         await runtime.stop()
-
-
-async def until(check: Callable[[], bool], seconds: float = 10.0) -> None:
-    deadline = asyncio.get_running_loop().time() + seconds
-    while not check():
-        assert asyncio.get_running_loop().time() < deadline, "timed out"
-        await asyncio.sleep(0.05)
 
 
 async def test_each_process_sends_its_own_and_hands_over_the_rest(

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field, replace
 
 import pytest
+from kit import Clock
 from redis_server import LocalRedisCluster
 
 from bot.storage import (
@@ -27,14 +28,6 @@ from bot.storage import (
     Store,
     VersionConflict,
 )
-
-
-class FakeClock:
-    def __init__(self, start: float = 1_000_000.0) -> None:
-        self.now = start
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @dataclass
@@ -71,7 +64,7 @@ async def backend(
 ) -> AsyncIterator[Backend]:
     name: str = request.param
     if name == "memory":
-        clock = FakeClock()
+        clock = Clock(1_000_000.0)
 
         async def advance_fake(seconds: float) -> None:
             clock.now += seconds

@@ -9,7 +9,6 @@ them receives is read by a spy for the cards of the others (`cardspy`): none may
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 from collections.abc import AsyncIterator, Mapping
@@ -20,6 +19,7 @@ import pytest
 from fakes.telegram import FakeMessage, FakeUser, InProcessRequest
 from fakes.telegram.fake import ApiResponse
 from fakes.telegram.models import UploadedFile
+from kit import until
 from tgkit import Rig, Table, seat_everyone, settings
 
 from adapters.telegram.app import TelegramBot
@@ -160,15 +160,6 @@ def button_of(message: FakeMessage, name: str, args: tuple[str, ...] = ()) -> st
         if decode_payload(data)[:2] == (name, args):
             return data
     raise AssertionError(f"no {name} {args} button on {message.text!r}")
-
-
-async def until(check: Any, seconds: float = 5.0) -> None:
-    """Wait (real time: the matcher's and the refresh's loops) until `check()` is true."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    while not await check():
-        assert loop.time() < deadline, "timed out"
-        await asyncio.sleep(0.01)
 
 
 async def seated(rig: PublicRig, user: FakeUser) -> str | None:

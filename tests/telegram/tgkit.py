@@ -23,6 +23,7 @@ from actionlog import played_for_them
 from fakes.telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser, InProcessRequest
 from fakes.telegram.fake import ApiResponse
 from fakes.telegram.models import UploadedFile
+from kit import typed as typed
 
 from adapters.telegram.app import TelegramBot
 from adapters.telegram.limits import BUDGETED_METHODS, SendLimits
@@ -339,11 +340,6 @@ class Rig:
 
 
 # --------------------------------------------------------------------------- playing
-
-
-def typed(action: Action, state: GameState, seat: int) -> str:
-    """The command a person types for `action` (`bot.vocabulary.typed`)."""
-    return vocabulary.typed(action, vocabulary.Mover.of_state(state, seat))
 
 
 def presses(action: Action, state: GameState, seat: int) -> list[tuple[str, tuple[str, ...]]]:
