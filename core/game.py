@@ -110,19 +110,6 @@ class GameState:
             self._end_deal(out)
         return out
 
-    # Deprecated: the functional grammar, kept only for core/ai/review.py (module `apply`, `copy`) and
-    # tests/reviewkit.py (`GameState.apply`), being written in another hand as this changed (issue 28);
-    # remove with their next change.
-
-    def apply(self, seat: int, action: Action) -> tuple[GameState, list[Event]]:
-        """Deprecated (issue 28): ``new = self.clone(); events = new.apply_action(seat, action)``."""
-        new = self.clone()
-        return new, new.apply_action(seat, action)
-
-    def copy(self) -> GameState:
-        """Deprecated (issue 28): a state sharing this one's deal; use :meth:`clone`."""
-        return self._shallow()
-
     # Internal steps: they change this state (a clone, or a fresh one being built).
 
     def _start_deal(self, layout: DealLayout, out: list[Event]) -> None:
@@ -201,11 +188,6 @@ def new_game(
     out: list[Event] = []
     g._start_deal(layout, out)
     return g, out
-
-
-def apply(state: GameState, seat: int, action: Action) -> tuple[GameState, list[Event]]:
-    """Deprecated (issue 28), kept for core/ai/review.py only: ``state.clone()``, then ``apply_action``."""
-    return state.apply(seat, action)
 
 
 def replace_deal(state: GameState, layout: DealLayout) -> tuple[GameState, list[Event]]:

@@ -35,6 +35,7 @@ def blunder_deal(seed: int = 65) -> tuple[GameState, list[tuple[int, Action]], i
                 "easy", seat_view(state, s), list(state.legal_actions(s)), seed=len(actions)
             )
         actions.append((s, action))
-        state = state.apply(s, action)[0]
+        state = state.clone()
+        state.apply_action(s, action)
     assert blunder >= 0
     return start, actions, blunder, state

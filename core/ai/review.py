@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from ..actions import BLIND_NO, BLIND_YES, PASS, Action, Bid, Contract, Discard, Give, discard_action
 from ..cards import FULL_DECK, CardMask
 from ..deal import DealState, Phase, active_seats
-from ..game import GameState, apply, new_game, replace_deal
+from ..game import GameState, new_game, replace_deal
 from ..record import Record
 from ..rules import RuleSet
 from ..view import seat_view
@@ -150,12 +150,13 @@ def played_deals(record: Record, rules: RuleSet) -> list[tuple[GameState, list[t
         )
         if rules.blind:
             opener = active_seats(rules, len(record.players), rdeal.dealer)[0]
-            state = apply(state, opener, BLIND_YES if rdeal.blind is not None else BLIND_NO)[0]
+            state.apply_action(opener, BLIND_YES if rdeal.blind is not None else BLIND_NO)
         start = state
+        state = state.clone()
         number = state.deal_number
         actions = [(a.seat, a.to_action()) for a in rdeal.actions]
         for seat, action in actions:
-            state = apply(state, seat, action)[0]
+            state.apply_action(seat, action)
         if state.deal_number == number and not state.finished:
             break
         out.append((start, actions))
@@ -204,14 +205,14 @@ def review_deal(
     ``actions`` every action of the deal, in order (``steps``: only the decisions at these indexes)."""
     lim = limits or Limits()
     work = _Work(lim)
-    state = start
+    state = start.clone()
     number = state.deal_number
     todo: list[int] = []
     for i, (s, action) in enumerate(actions):
         wanted = steps is None or i in steps
         if s == seat and wanted and state.deal.phase in REVIEWED and len(state.legal_actions(s)) > 1:
             todo.append(i)
-        state = apply(state, s, action)[0]
+        state.apply_action(s, action)
         if state.deal_number != number:
             break
     work.left = len(todo)
@@ -226,7 +227,8 @@ def review_deal(
             decisions.append(_decision(state, s, action, i, deal, rng, work))
             work.left -= 1
         end = state
-        state = apply(state, s, action)[0]
+        state = state.clone()
+        state.apply_action(s, action)
         if state.deal_number != number:
             state = end
             break
@@ -414,7 +416,7 @@ def _world(state: GameState, k: Knowledge, masks: list[CardMask], rng: random.Ra
     if talon is not None:
         rng.shuffle(talon)
         _place_talon(deal, talon)
-    world = state.copy()
+    world = state.clone()
     world.deal = deal
     return world
 
@@ -445,7 +447,8 @@ def _early_value(
     work: _Work,
     cap: int = NO_LIMIT,
 ) -> float:
-    state = apply(world, seat, option)[0]
+    state = world.clone()
+    state.apply_action(seat, option)
     number = world.deal_number
     results = len(world.results)
     for _ in range(64):
@@ -457,7 +460,7 @@ def _early_value(
         s = deal.to_act
         legal = list(state.legal_actions(s))
         a = choose_action("easy", seat_view(state, s), legal, seed=rng.randrange(1 << 30))
-        state = apply(state, s, a)[0]
+        state.apply_action(s, a)
     deal = state.deal
     if deal.phase != Phase.PLAY:
         return 0.0
