@@ -1,7 +1,7 @@
 """Soak: many simultaneous tables played by simulated people through real bot processes, with faults.
 
 What runs (all on 127.0.0.1): one redis-server (append-only file, fsync every second); the fake Bot API of
-`tests/fakes/telegram` over HTTP with Telegram's flood limits on; a round-robin load balancer; two
+`fakes/telegram` over HTTP with Telegram's flood limits on; a round-robin load balancer; two
 `thousand telegram` processes in webhook mode behind it, sharing the Redis; and, in this process, the people:
 three per table, each in a group with the bot and in a private chat with it. A person waits for the hand
 message that asks for their move, thinks one to four seconds (`--think`), and presses one of its buttons
@@ -61,9 +61,6 @@ sys.path[:0] = [
 
 import redis.asyncio as aioredis  # noqa: E402
 from cardspy import Part, leaks, secret_cards, telegram_parts  # noqa: E402
-from fakes.telegram import FakeChat, FakeMessage, FakeTelegram, FakeTelegramServer, FakeUser  # noqa: E402
-from fakes.telegram.fake import ApiResponse  # noqa: E402
-from fakes.telegram.faults import Fault, FaultKind  # noqa: E402
 from redis.asyncio.cluster import RedisCluster  # noqa: E402
 from redis.asyncio.retry import Retry  # noqa: E402
 from redis.backoff import ExponentialBackoff  # noqa: E402
@@ -82,6 +79,9 @@ from bot.model import ChatRef, Command, UserRef  # noqa: E402
 from bot.snapshot import GameCache  # noqa: E402
 from bot.storage import RedisStore, StorageError  # noqa: E402
 from bot.table import TableDoc  # noqa: E402
+from fakes.telegram import FakeChat, FakeMessage, FakeTelegram, FakeTelegramServer, FakeUser  # noqa: E402
+from fakes.telegram.fake import ApiResponse  # noqa: E402
+from fakes.telegram.faults import Fault, FaultKind  # noqa: E402
 
 UNAVAILABLE = "temporarily unavailable"
 PRESS_RACES = frozenset({"stale_button", "unavailable", "unanswered"})

@@ -32,7 +32,6 @@ from typing import Any
 import cardspy
 from browserkit import CHROMIUM, Tab
 from dckit import Driver, payload_of
-from fakes.discord import FakeDiscord, FakeDiscordConfig, FakeUser
 from kit import until
 from playwright.async_api import Browser, async_playwright
 from tapper import tap
@@ -53,6 +52,7 @@ from bot.table import TableDoc
 from core.actions import Play
 from core.deal import Phase
 from core.game import GameState
+from fakes.discord import FakeDiscord, FakeDiscordConfig, FakeUser
 
 PACE = "slow"
 """240 s a turn: no turn runs out while a busy machine plays the deal."""

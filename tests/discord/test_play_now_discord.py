@@ -22,8 +22,6 @@ from typing import Any
 
 import cardspy
 from dckit import E2E, Driver, payload_of, running_bot, settings, speed_up
-from fakes.discord import FakeChannel, FakeDiscord, FakeGuild, FakeMessage, FakeUser
-from fakes.discord.interactions import MESSAGE_COMPONENT
 from kit import until
 
 from adapters.discord import i18n as L
@@ -37,6 +35,8 @@ from bot.storage import MemoryStore, RedisStore, Store
 from bot.table import TableDoc
 from core.cards import cards_of
 from core.game import GameState
+from fakes.discord import FakeChannel, FakeDiscord, FakeGuild, FakeMessage, FakeUser
+from fakes.discord.interactions import MESSAGE_COMPONENT
 
 OFFER_AFTER = 1.0
 """Seconds alone in the queue before computers are offered (real time: the desk's clock)."""

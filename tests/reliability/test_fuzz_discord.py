@@ -1,6 +1,6 @@
 """Hypothesis fuzz through the Discord adapter: slash commands, autocomplete and button presses from
 random people, against the real bot (discord.py, adapter, runtime, service) and the fake Discord server
-(`tests/fakes/discord`, driven with the rig of `tests/discord/dckit.py`). The twin of
+(`fakes/discord`, driven with the rig of `tests/discord/dckit.py`). The twin of
 `test_fuzz_telegram.py`.
 
 The world (`dcfuzz`): two guilds, a table of three people in one, of two people and a computer in the
@@ -67,15 +67,6 @@ from dcfuzz import (
     who_and_where,
 )
 from dckit import E2E, SHORT_GAME, Driver, running_bot, settings, speed_up
-from fakes.discord import (
-    FakeChannel,
-    FakeDiscord,
-    FakeDiscordConfig,
-    FakeInteraction,
-    FakeMessage,
-    FakeUsageError,
-    FakeUser,
-)
 from fuzz_machine import (
     ARG_WORDS,
     CARD_TOKENS,
@@ -107,6 +98,15 @@ from core.actions import Bid, Contract, Play
 from core.cards import CARD_NAMES
 from core.game import GameState
 from core.rules import PRESETS
+from fakes.discord import (
+    FakeChannel,
+    FakeDiscord,
+    FakeDiscordConfig,
+    FakeInteraction,
+    FakeMessage,
+    FakeUsageError,
+    FakeUser,
+)
 
 STEPS = 60
 WANTED = int(os.environ.get("THOUSAND_FUZZ_DC_CASES", 300))

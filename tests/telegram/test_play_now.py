@@ -16,9 +16,6 @@ from typing import Any
 
 import cardspy
 import pytest
-from fakes.telegram import FakeMessage, FakeUser, InProcessRequest
-from fakes.telegram.fake import ApiResponse
-from fakes.telegram.models import UploadedFile
 from kit import until
 from tgkit import Rig, Table, seat_everyone, settings
 
@@ -35,6 +32,9 @@ from bot.storage import RedisStore, Store
 from bot.table import TableDoc
 from core.cards import cards_of
 from core.game import GameState
+from fakes.telegram import FakeMessage, FakeUser, InProcessRequest
+from fakes.telegram.fake import ApiResponse
+from fakes.telegram.models import UploadedFile
 
 COMPUTERS_AFTER = 5.0
 
