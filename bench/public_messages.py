@@ -28,13 +28,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "telegram")]
 
-from fakes.telegram.fake import ApiResponse  # noqa: E402
-from fakes.telegram.models import UploadedFile  # noqa: E402
 from test_play_now import PublicRig, PublicTable, person, seated, until  # noqa: E402
-from tgkit import COUNTED_METHODS, settings  # noqa: E402
+from tgkit import settings  # noqa: E402
 
 from bench.tally import Tally, emit  # noqa: E402
 from bench.telegram_messages import actions_of  # noqa: E402
+from fakes.telegram.calls import COUNTED_METHODS  # noqa: E402
+from fakes.telegram.fake import ApiResponse  # noqa: E402
+from fakes.telegram.models import UploadedFile  # noqa: E402
 
 
 async def play_game(seed: int, deals: int) -> dict[str, Any]:

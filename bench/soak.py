@@ -52,22 +52,15 @@ from pathlib import Path
 from typing import Any, cast
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [
-    str(ROOT),
-    str(ROOT / "tests"),
-    str(ROOT / "tests" / "reliability"),
-    str(ROOT / "tests" / "telegram"),
-]
+sys.path.insert(0, str(ROOT))
 
 import redis.asyncio as aioredis  # noqa: E402
-from cardspy import Part, leaks, secret_cards, telegram_parts  # noqa: E402
 from redis.asyncio.cluster import RedisCluster  # noqa: E402
 from redis.asyncio.retry import Retry  # noqa: E402
 from redis.backoff import ExponentialBackoff  # noqa: E402
 from redis.exceptions import ConnectionError as RedisConnectionError  # noqa: E402
 from redis.exceptions import RedisError  # noqa: E402
 from redis.exceptions import TimeoutError as RedisTimeoutError  # noqa: E402
-from tgkit import COUNTED_METHODS, SEND_METHODS  # noqa: E402
 
 from adapters.telegram.limits import BUDGETED_METHODS  # noqa: E402
 from bench.faults import Balancer, BotProcess, FaultEvent, FaultPlan, environment, free_port  # noqa: E402
@@ -79,7 +72,9 @@ from bot.model import ChatRef, Command, UserRef  # noqa: E402
 from bot.snapshot import GameCache  # noqa: E402
 from bot.storage import RedisStore, StorageError  # noqa: E402
 from bot.table import TableDoc  # noqa: E402
+from fakes.cardspy import Part, leaks, secret_cards, telegram_parts  # noqa: E402
 from fakes.telegram import FakeChat, FakeMessage, FakeTelegram, FakeTelegramServer, FakeUser  # noqa: E402
+from fakes.telegram.calls import COUNTED_METHODS, SEND_METHODS  # noqa: E402
 from fakes.telegram.fake import ApiResponse  # noqa: E402
 from fakes.telegram.faults import Fault, FaultKind  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""The suite's detector of private cards (`tests/cardspy.py`): it recognises every form a card takes, in
+"""The suite's detector of private cards (`fakes/cardspy.py`): it recognises every form a card takes, in
 every language and field, raises no false alarm on ordinary text, and calls private exactly the cards
 the engine's own events have not shown to everyone."""
 
@@ -12,7 +12,6 @@ from importlib import resources
 
 import pytest
 from babel.messages.pofile import read_po
-from cardspy import Part, discord_parts, leaks, message_parts, readings, secret_cards, telegram_parts
 
 from bot.commands import encode_payload
 from bot.i18n import _EXTRA_ALIASES, LANGUAGES, RANK_LETTERS, translator
@@ -21,6 +20,7 @@ from core import events as ev
 from core.cards import CARD_NAMES, SUIT_SYMBOLS
 from core.game import GameState, new_game
 from core.rules import preset
+from fakes.cardspy import Part, discord_parts, leaks, message_parts, readings, secret_cards, telegram_parts
 
 ALL = frozenset(range(24))
 OUTLINED = ("♧", "♤", "♡", "♢")

@@ -4,7 +4,7 @@ private message holds a card its player may not know.
 The test keeps its own copy of the game, fed with the actions the service stored, and takes the engine's
 events as the truth about who saw which card: a card is public once an event for everyone showed it in
 the current deal (a played card, a talon shown to all...), and known to a seat once an event for that
-seat or for everyone showed it. Messages are read by the suite's one detector of cards (`tests/cardspy.py`:
+seat or for everyone showed it. Messages are read by the suite's one detector of cards (`fakes/cardspy.py`:
 labels in every language and order, codes, button labels and payloads).
 """
 
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import random
 
-import cardspy
 import pytest
 from botkit import Clock, Harness, action_text, make_user, quiet_settings
 
@@ -24,6 +23,7 @@ from bot.snapshot import GameSpec, decode_action
 from bot.storage import MemoryStore
 from core import events as ev
 from core.game import GameState, new_game
+from fakes import cardspy
 
 CASES = [
     ("polish", 2),

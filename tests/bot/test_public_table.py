@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import random
 
-import cardspy
 import pytest
 from botkit import Clock, Harness, action_text, errors, quiet_settings
 
@@ -22,6 +21,7 @@ from core.ai import choose_action
 from core.cards import cards_of
 from core.game import GameState
 from core.view import seat_view
+from fakes import cardspy
 
 ALA = UserRef("tg", "90000101", "Ala", "pl")
 BORIS = UserRef("dc", "90000202", "Boris", "ru")

@@ -1,12 +1,11 @@
 """`/review` in the chats: only finished deals, only the asker's own choices, privately, and no card
-another player held (read with the suite's card detector, `tests/cardspy.py`)."""
+another player held (read with the suite's card detector, `fakes/cardspy.py`)."""
 
 from __future__ import annotations
 
 import random
 
 from botkit import Harness, errors, make_user
-from cardspy import readings
 
 from bot.i18n import translator
 from bot.model import Private
@@ -14,6 +13,7 @@ from bot.render.review import render_choice
 from core.actions import Give, Play
 from core.cards import CardMask, cards_of
 from core.game import GameState, unroll
+from fakes.cardspy import readings
 
 ALA, BARTEK, CELINA = make_user(0), make_user(1), make_user(2, "pl")
 

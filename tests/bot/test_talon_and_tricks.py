@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import random
 
-import cardspy
 from botkit import Clock, Harness, errors, make_user, quiet_settings
 
 from bot.handlers import Handlers
@@ -30,6 +29,7 @@ from core.deal import Phase, new_deal
 from core.game import GameState, unroll
 from core.rules import preset
 from core.scoring import DealResult
+from fakes import cardspy
 
 ALA, BARTEK, CELINA = make_user(0), make_user(1), make_user(2)
 

@@ -29,7 +29,6 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
-import cardspy
 from browserkit import CHROMIUM, Tab
 from dckit import Driver, payload_of
 from kit import until
@@ -52,6 +51,7 @@ from bot.table import TableDoc
 from core.actions import Play
 from core.deal import Phase
 from core.game import GameState
+from fakes import cardspy
 from fakes.discord import FakeDiscord, FakeDiscordConfig, FakeUser
 
 PACE = "slow"

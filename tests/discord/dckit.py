@@ -9,18 +9,6 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import cardspy
-from fakes.discord import (
-    FakeChannel,
-    FakeDiscord,
-    FakeGuild,
-    FakeInteraction,
-    FakeMessage,
-    FakeUser,
-    connect_client,
-)
-from fakes.discord import permissions as perms
-
 from adapters.discord.client import BotConfig, ThousandBot
 from bot import vocabulary
 from bot.ai import decide_now
@@ -37,6 +25,17 @@ from core.cards import CARD_NAMES
 from core.deal import Phase
 from core.game import GameState
 from core.view import seat_view
+from fakes import cardspy
+from fakes.discord import (
+    FakeChannel,
+    FakeDiscord,
+    FakeGuild,
+    FakeInteraction,
+    FakeMessage,
+    FakeUser,
+    connect_client,
+)
+from fakes.discord import permissions as perms
 
 __all__ = ["BotConfig"]
 

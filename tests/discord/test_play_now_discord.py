@@ -20,7 +20,6 @@ import random
 from collections.abc import AsyncIterator
 from typing import Any
 
-import cardspy
 from dckit import E2E, Driver, payload_of, running_bot, settings, speed_up
 from kit import until
 
@@ -35,6 +34,7 @@ from bot.storage import MemoryStore, RedisStore, Store
 from bot.table import TableDoc
 from core.cards import cards_of
 from core.game import GameState
+from fakes import cardspy
 from fakes.discord import FakeChannel, FakeDiscord, FakeGuild, FakeMessage, FakeUser
 from fakes.discord.interactions import MESSAGE_COMPONENT
 

@@ -9,7 +9,6 @@ import random
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
-import cardspy
 import pytest
 from botkit import action_text
 from redis.asyncio import Redis
@@ -28,6 +27,7 @@ from core.ai import choose_action
 from core.cards import cards_of
 from core.game import GameState
 from core.view import seat_view
+from fakes import cardspy
 
 ALA = UserRef("tg", "90000101", "Ala", "pl")
 BORIS = UserRef("dc", "90000202", "Boris", "ru")

@@ -20,12 +20,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "discord"))  # dckit, the Discord rig
 
-import cardspy
 from dckit import SHORT_GAME, Driver
 from dckit import payload_of as _payload_of
-from fakes.discord import FakeChannel, FakeDiscord, FakeGuild, FakeInteraction, FakeMessage, FakeUser
-from fakes.discord import permissions as perms
-from fakes.discord.interactions import APPLICATION_COMMAND, MESSAGE_COMPONENT
 
 from adapters.discord import i18n as L
 from adapters.discord.client import ThousandBot
@@ -34,6 +30,10 @@ from bot.commands import PayloadError
 from bot.model import Command
 from bot.table import TableDoc
 from core.game import GameState
+from fakes import cardspy
+from fakes.discord import FakeChannel, FakeDiscord, FakeGuild, FakeInteraction, FakeMessage, FakeUser
+from fakes.discord import permissions as perms
+from fakes.discord.interactions import APPLICATION_COMMAND, MESSAGE_COMPONENT
 
 __all__ = [
     "LogWatch",

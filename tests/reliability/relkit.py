@@ -21,8 +21,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-import cardspy
-
 from bot.commands import MOVE_COMMANDS, decode_payload, from_payload, parse_text
 from bot.model import ChatRef, Command, Group, Message, Private, Sender, UserRef
 from bot.service import Service
@@ -34,6 +32,7 @@ from core.actions import Play
 from core.cards import CARD_NAMES, cards_of
 from core.errors import IllegalAction
 from core.game import GameState
+from fakes import cardspy
 
 PLATFORM = "tg"
 NAMES = ("Ala", "Bartek", "Celina", "Dorota", "Emil", "Fiona", "Gosia")

@@ -14,7 +14,6 @@ import random
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-import cardspy
 import pytest
 from kit import until
 from tgkit import Rig, Table, seat_everyone, settings
@@ -32,6 +31,7 @@ from bot.storage import RedisStore, Store
 from bot.table import TableDoc
 from core.cards import cards_of
 from core.game import GameState
+from fakes import cardspy
 from fakes.telegram import FakeMessage, FakeUser, InProcessRequest
 from fakes.telegram.fake import ApiResponse
 from fakes.telegram.models import UploadedFile

@@ -18,11 +18,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import cardspy
 from actionlog import played_for_them
-from fakes.telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser, InProcessRequest
-from fakes.telegram.fake import ApiResponse
-from fakes.telegram.models import UploadedFile
 from kit import typed as typed
 
 from adapters.telegram.app import TelegramBot
@@ -40,6 +36,12 @@ from bot.table import TableDoc
 from core.actions import Action
 from core.game import GameState
 from core.view import seat_view
+from fakes import cardspy
+from fakes.telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser, InProcessRequest
+from fakes.telegram.calls import COUNTED_METHODS as COUNTED_METHODS
+from fakes.telegram.calls import SEND_METHODS as SEND_METHODS
+from fakes.telegram.fake import ApiResponse
+from fakes.telegram.models import UploadedFile
 
 BASE_TIME = 1_800_000_000.0
 
@@ -85,17 +87,6 @@ def settings(**overrides: Any) -> Settings:
 
 
 # --------------------------------------------------------------------------- the watch
-
-
-SEND_METHODS = frozenset({"sendmessage", "sendphoto", "senddocument"})
-"""The methods that post a new message (the ones that notify, and that `allow_paid_broadcast` applies to)."""
-COUNTED_METHODS = SEND_METHODS | {
-    "editmessagetext",
-    "editmessagereplymarkup",
-    "deletemessage",
-    "deletemessages",
-}
-"""What a move costs in Bot API calls (issue 13): every send, edit and deletion; answers to presses not."""
 
 
 @dataclass

@@ -8,7 +8,6 @@ import re
 import time
 from typing import Any
 
-from cardspy import Part, leaks, secret_cards
 from webkit import BOT_TOKEN, GROUP, HUMANS, Rig
 
 from adapters.web.telegram_auth import sign_init_data
@@ -18,6 +17,7 @@ from bot.weblinks import Claims, Signer
 from core.cards import CARD_NAMES, cards_of, mask_of
 from core.deal import Phase
 from core.game import GameState
+from fakes.cardspy import Part, leaks, secret_cards
 
 CARD_INDEX = {name: i for i, name in enumerate(CARD_NAMES)}
 CODE = re.compile(r"(?<![A-Za-z0-9])(?:9|10|J|Q|K|A)[CSHD](?![A-Za-z0-9])")

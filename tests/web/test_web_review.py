@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 import random
 
-from cardspy import readings
 from webkit import HUMANS, Rig
 
 from core.actions import Give
 from core.game import unroll
+from fakes.cardspy import readings
 
 
 async def test_a_seat_reviews_a_finished_deal_from_the_page(rig: Rig) -> None:

@@ -7,17 +7,17 @@ import json
 
 import pytest
 from browserkit import GROUP, HUMANS, Room, Tab
-from cardspy import Part, leaks, secret_cards
 from tapper import tap
 
 from core.actions import Give
 from core.cards import cards_of
 from core.game import GameState
+from fakes.cardspy import Part, leaks, secret_cards
 
 
 def private_to(state: GameState, seat: int | None) -> set[int]:
     """Cards `seat` (None: a spectator) must never receive now: the shared detector's private cards
-    (tests/cardspy.py) less what this seat knows itself (its hand, the cards it gave or laid down, its
+    (fakes/cardspy.py) less what this seat knows itself (its hand, the cards it gave or laid down, its
     face-down crawl card)."""
     private = set(secret_cards(state))
     if seat is None or state.finished:

@@ -19,7 +19,6 @@ from typing import Any
 
 import pytest
 from browserkit import BOT_TOKEN, CHROMIUM, Seen, Tab
-from cardspy import leaks
 from playwright.async_api import Browser, Page, Response, Route, async_playwright
 from playwright.async_api import Error as PlaywrightError
 from tapper import pick_step, tap
@@ -38,6 +37,7 @@ from bot.storage import RedisStore
 from bot.table import TableDoc
 from bot.weblinks import signer_for
 from core.game import GameState
+from fakes.cardspy import leaks
 
 COMPUTERS_AFTER = 1.0
 PHONE = (390, 844)
