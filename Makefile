@@ -76,8 +76,8 @@ browser:
 		"Install it as root: apt-get update && apt-get install -y chromium"; fi
 
 lint: $(STAMP)
-	$(BIN)/ruff check core bot adapters tests bench
-	$(BIN)/ruff format --check core bot adapters tests bench
+	$(BIN)/ruff check core bot adapters tests bench fakes
+	$(BIN)/ruff format --check core bot adapters tests bench fakes
 	$(BIN)/mypy
 
 # The engine compiled with mypyc from the same sources, in a separate folder (never over the sources,
