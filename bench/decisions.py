@@ -2,8 +2,9 @@
 
 Wall clock (what a player waits, as the arena reports it) and the process's CPU time (what the decision
 cost, whatever else the machine runs: on a shared machine the wall clock of a busy minute says more
-about the neighbours than about the player).  Decisions run with the budget's wall-clock guard, as the
-service runs them; the JSON says how many reached it (their wall time at 4 x the budget or 1.9 s).
+about the neighbours than about the player).  Decisions run without the budget's wall-clock guard, so
+each does all the work its budget counts whatever the load (the service keeps the guard, which only
+ever cuts a decision short); the JSON says how many took longer than the guard would allow.
 
     python bench/decisions.py [--level hard] [--games 4] [--preset polish] [--players 3] [--seed 1]
 
@@ -67,7 +68,7 @@ def main() -> int:
             view = seat_view(state, seat)
             w0 = time.perf_counter()
             c0 = time.process_time()
-            action = choose_action(args.level, view, legal, seed=game * 100_000 + index)
+            action = choose_action(args.level, view, legal, seed=game * 100_000 + index, hard_stop=False)
             cpu.append(time.process_time() - c0)
             wall.append(time.perf_counter() - w0)
             guarded += wall[-1] >= guard
@@ -89,7 +90,7 @@ def main() -> int:
                 "decisions": len(wall),
                 "wall": summary(wall),
                 "cpu": summary(cpu),
-                "reached_guard": guarded,
+                "past_guard": guarded,
             }
         )
     )

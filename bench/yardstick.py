@@ -68,6 +68,7 @@ def play_deal(start: GameState, level: str, defence: str, seed: int) -> dict[str
     times: list[float] = []
     index = 0
     before_value = -1
+    losing_at: list[int] = []
     while not state.results and state.deal.phase == Phase.PLAY:
         seat = state.to_act
         assert seat is not None
@@ -88,9 +89,17 @@ def play_deal(start: GameState, level: str, defence: str, seed: int) -> dict[str
             cards += 1
             if best >= contract > after:
                 losing += 1
+                losing_at.append(sum(h.bit_count() for h in state.deal.hands))
         state.apply_action(seat, action)
         index += 1
-    return {"lost": lost, "losing_cards": losing, "cards": cards, "times": times, "open_value": before_value}
+    return {
+        "lost": lost,
+        "losing_cards": losing,
+        "losing_at": losing_at,
+        "cards": cards,
+        "times": times,
+        "open_value": before_value,
+    }
 
 
 def main() -> int:
@@ -125,6 +134,7 @@ def main() -> int:
         report["levels"][level] = {
             "deals_with_losing_card": sum(1 for r in rows if r["losing_cards"]),
             "losing_cards": sum(r["losing_cards"] for r in rows),
+            "losing_at_cards_left": sorted(c for r in rows for c in r["losing_at"]),
             "makeable_open": makeable,
             "mean_points_lost": round(statistics.fmean(lost), 2),
             "ci95_points_lost": round(1.96 * statistics.stdev(lost) / math.sqrt(len(lost)), 2),
