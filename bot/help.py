@@ -65,12 +65,13 @@ DISCORD: Final[tuple[HelpLine, ...]] = (
     ("/thousand kick @player", N_("hand the player's seat to a computer")),
     ("/thousand back · /thousand end", N_("play your own turns again · end the game")),
     ("/thousand stats · /thousand top · /thousand help", N_("your statistics, the best players, this help")),
+    ("/thousand review", N_("after a deal: your costliest choices in it, privately")),
     (
         "/thousand play · /thousand cancel",
         N_("a game with other players, by direct message; or leave the queue"),
     ),
     (
-        "/thousand say · /thousand block · /thousand unblock · /thousand report · /thousand top public",
+        "/thousand say · /thousand block [undo] · /thousand report · /thousand top public",
         N_("at a public table: a fixed phrase, never sit with them again, report them, the ladder"),
     ),
 )
