@@ -41,11 +41,11 @@ from dckit import (  # noqa: E402
     settings,
     speed_up,
 )
-from fakes.discord import FakeDiscord, FakeDiscordConfig  # noqa: E402
 from telegram_messages import moves_by_deal  # noqa: E402
 
 from bench.tally import Tally, emit  # noqa: E402
 from bot.storage import MemoryStore  # noqa: E402
+from fakes.discord import FakeDiscord, FakeDiscordConfig  # noqa: E402
 
 RATES = (
     "channel_calls_per_move",

@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 from dckit import World, make_world
+
 from fakes.discord import FakeDiscord, FakeDiscordConfig
 
 

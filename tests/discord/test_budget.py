@@ -8,11 +8,11 @@ import asyncio
 import time
 
 from dckit import World, assert_channel_budget, running_bot
-from fakes.discord import FakeDiscord
 
 from adapters.discord.client import BotConfig
 from bot.model import ChatRef, Group, Message
 from bot.storage import RedisStore
+from fakes.discord import FakeDiscord
 
 REAL = BotConfig(ack_after=1.0)  # channel_limit=5, channel_window=5.0
 

@@ -9,12 +9,12 @@ import contextlib
 from collections.abc import Awaitable, Callable
 
 from dckit import World, assert_interactions_answered, payload_of, running_bot
-from fakes.discord import FakeDiscord
 
 from adapters.discord.client import ThousandBot
 from adapters.discord.i18n import FAILED, RESTARTING, labels
 from bot.model import Command, Message
 from bot.storage import MemoryStore
+from fakes.discord import FakeDiscord
 
 
 def slow_down(bot: ThousandBot, seconds: float, names: set[str]) -> None:

@@ -8,11 +8,11 @@ import random
 
 import pytest
 from dckit import E2E, SHORT_GAME, Driver, World, payload_of, running_bot, speed_up
-from fakes.discord import FakeDiscord, FakeInteraction, FakeUser
 
 from adapters.discord.client import ThousandBot
 from adapters.discord.i18n import DESCRIPTIONS, NO_ACCESS, labels
 from bot.storage import MemoryStore
+from fakes.discord import FakeDiscord, FakeInteraction, FakeUser
 
 SUBCOMMANDS = {
     "new", "join", "leave", "start", "bid", "pass", "contract", "play", "hand", "score", "rules", "settings",

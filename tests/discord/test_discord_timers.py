@@ -8,10 +8,10 @@ import asyncio
 import random
 
 from dckit import E2E, Driver, World, running_bot, settings, speed_up
-from fakes.discord import FakeDiscord
 
 from adapters.discord.i18n import HURRY, labels
 from bot.storage import MemoryStore
+from fakes.discord import FakeDiscord
 
 
 async def test_warning_then_a_computer_plays_for_the_absent(fake: FakeDiscord, world: World) -> None:

@@ -9,11 +9,11 @@ import copy
 import random
 
 from dckit import E2E, Driver, World, payload_of, running_bot, speed_up
-from fakes.discord import FakeDiscord
-from fakes.discord.interactions import MESSAGE_COMPONENT
 
 from adapters.discord.i18n import DM_CLOSED, DM_ON, labels
 from bot.storage import MemoryStore
+from fakes.discord import FakeDiscord
+from fakes.discord.interactions import MESSAGE_COMPONENT
 
 
 async def test_hand_by_dm_from_the_button_and_back(fake: FakeDiscord, world: World) -> None:

@@ -23,9 +23,9 @@ from dckit import (
     settings,
     speed_up,
 )
-from fakes.discord import FakeDiscord
 
 from bot.storage import RedisStore
+from fakes.discord import FakeDiscord
 
 
 @pytest.mark.parametrize(

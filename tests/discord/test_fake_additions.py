@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import discord
 from dckit import World
+
 from fakes.discord import FakeDiscord, connect_client
 
 

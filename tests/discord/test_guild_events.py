@@ -7,10 +7,10 @@ from __future__ import annotations
 import random
 
 from dckit import E2E, SHORT_GAME, Driver, World, running_bot, speed_up
-from fakes.discord import FakeDiscord
 
 from adapters.discord.client import BotConfig
 from bot.storage import MemoryStore
+from fakes.discord import FakeDiscord
 
 
 def shown(embed: dict[str, str]) -> str:

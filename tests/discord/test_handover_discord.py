@@ -14,14 +14,14 @@ from dataclasses import replace
 
 import pytest
 from dckit import World, message_texts, running_bot
-from fakes.discord import FakeDiscord
-from fakes.discord.models import FakeChannel
 
 from adapters.discord.client import ThousandBot
 from adapters.discord.handover import HANDOVER_PLATFORM, install, message_of, payload_of
 from bot.model import Button, ChatRef, Group, Message
 from bot.ops.shutdown import EXIT_OK, EXIT_UNDELIVERED, STOP_WITHIN
 from bot.storage import HandedOver, KeyLayout, MemoryStore, RedisStore
+from fakes.discord import FakeDiscord
+from fakes.discord.models import FakeChannel
 
 pytestmark = pytest.mark.timeout(90)
 

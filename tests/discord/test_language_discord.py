@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 from dckit import E2E, SHORT_GAME, Driver, message_texts, payload_of, running_bot, settings, speed_up
-from fakes.discord import FakeDiscord, FakeUser
 from langkit import OTHER_LANGUAGES, english_in
 
 from adapters.discord.i18n import DISCORD_LOCALES
@@ -25,6 +24,7 @@ from bot.handlers.lobby import AI_NAMES
 from bot.i18n import parse_card_in, translator
 from bot.storage import MemoryStore
 from core.cards import CARD_NAMES
+from fakes.discord import FakeDiscord, FakeUser
 
 NAMES = ("Ala", "Bartek", "Celina")
 GUILD = "Karty 1000"
@@ -163,10 +163,9 @@ async def test_a_channel_the_bot_may_not_post_in_is_explained_in_the_starters_la
 ) -> None:
     """The note on the missing permissions goes to the one who pressed Start: their language (Polish),
     not the channel's (English, chosen by Alice who opened the table)."""
+    from adapters.discord.i18n import NO_ACCESS, labels
     from fakes.discord import Overwrite
     from fakes.discord import permissions as perms
-
-    from adapters.discord.i18n import NO_ACCESS, labels
 
     guild = fake.add_guild(GUILD)
     alice = fake.add_user("alice", global_name="Alice", locale="en-US")

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 from dckit import Driver, PrivacyLeak, World, running_bot
-from fakes.discord import FakeDiscord
 
 from bot.commands import encode_payload
 from bot.i18n import translator
 from bot.storage import MemoryStore
 from core.cards import CARD_NAMES, cards_of
+from fakes.discord import FakeDiscord
 
 
 def _button(**fields: Any) -> list[dict[str, Any]]:

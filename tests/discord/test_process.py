@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 from dckit import World, settings
-from fakes.discord import FakeDiscord
 from test_deadline import slow_down
 
 from adapters.discord.main import DiscordProcess, ShardPlan, shard_plan
+from fakes.discord import FakeDiscord
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -10,11 +10,11 @@ each DM is the evidence.
 
 from __future__ import annotations
 
-from fakes.discord import FakeDiscord, FakeMessage
 from test_play_now_discord import DmSpy, member, play_deal, public_bot, seated, settle, texts, until
 
 from bot.i18n import translator
 from bot.storage import MemoryStore
+from fakes.discord import FakeDiscord, FakeMessage
 
 TABLE, HAND, RESULT = 0x1565C0, 0x6A1B9A, 0xEF6C00
 

@@ -27,10 +27,10 @@ from dckit import (
     settings,
     speed_up,
 )
-from fakes.discord import FakeDiscord
 from test_shards import guild_id_on
 
 from bot.storage import MemoryStore, RedisStore
+from fakes.discord import FakeDiscord
 
 FIVE_DEALS = (("barrel_at", "200"), ("target", "250"))
 """A game of several deals (more deal boundaries than `SHORT_GAME`'s)."""

@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from fakes.discord import FakeDiscord, FakeMessage, FakeUser
 from test_play_now_discord import (
     DmSpy,
     forged_press,
@@ -32,6 +31,7 @@ from bot.i18n import translator
 from bot.render import ERRORS
 from bot.storage import MemoryStore
 from core.rules import preset as real_preset
+from fakes.discord import FakeDiscord, FakeMessage, FakeUser
 
 LANGS = {"Ann": "en", "Bolek": "pl", "Vera": "ru"}
 

@@ -17,9 +17,9 @@ from dckit import (
     running_bot,
     speed_up,
 )
-from fakes.discord import FakeDiscord
 
 from bot.storage import RedisStore
+from fakes.discord import FakeDiscord
 
 
 async def test_buttons_from_before_a_restart_still_work(

@@ -19,10 +19,10 @@ from dckit import (
     running_bot,
     speed_up,
 )
-from fakes.discord import FakeDiscord
-from fakes.discord.snowflake import shard_for_guild
 
 from bot.storage import RedisStore
+from fakes.discord import FakeDiscord
+from fakes.discord.snowflake import shard_for_guild
 
 
 def guild_id_on(fake: FakeDiscord, shard: int, count: int) -> int:

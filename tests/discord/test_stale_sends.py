@@ -12,12 +12,12 @@ import asyncio
 
 import pytest
 from dckit import World, assert_no_unknown_message, live_pings_of, running_bot
-from fakes.discord import FakeDiscord, FakeUser
 
 from adapters.discord.client import BotConfig
 from bot.commands import encode_payload
 from bot.model import Button, ChatRef, Group, Message, Private, UserRef
 from bot.storage import RedisStore
+from fakes.discord import FakeDiscord, FakeUser
 
 REAL = BotConfig(ack_after=1.0)
 WIDE = BotConfig(ack_after=1.0, channel_limit=50)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 
 from dckit import Driver, World, payload_of, running_bot, settings
-from fakes.discord import FakeDiscord
 
 from adapters.discord.suggest import MAX_CHOICES, Suggest
 from bot import vocabulary
@@ -20,6 +19,7 @@ from bot.table import TableDoc
 from core.actions import Action, Bid, Contract
 from core.deal import Phase
 from core.game import GameState
+from fakes.discord import FakeDiscord
 
 CHAT = ChatRef("dc", "42", "#cards")
 PEOPLE = [UserRef("dc", str(i), name) for i, name in enumerate(("Ala", "Bob", "Cleo"))]

@@ -8,10 +8,10 @@ import asyncio
 import random
 
 from dckit import E2E, Driver, World, running_bot, speed_up
-from fakes.discord import FakeDiscord, FakeDiscordConfig
 
 from adapters.discord.client import BotConfig
 from bot.storage import MemoryStore
+from fakes.discord import FakeDiscord, FakeDiscordConfig
 
 TTL = 2.0
 

@@ -12,11 +12,11 @@ from urllib.parse import parse_qs, urlsplit
 
 from aiohttp.test_utils import TestClient, TestServer
 from dckit import E2E, Driver, World, running_bot, settings, speed_up
-from fakes.discord import FakeDiscord
 
 from adapters.web.app import WebOptions, WebTable, make_app
 from bot.storage import MemoryStore
 from bot.weblinks import signer_for
+from fakes.discord import FakeDiscord
 
 
 def _link_buttons(message: object) -> list[dict[str, object]]:

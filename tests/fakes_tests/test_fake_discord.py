@@ -14,6 +14,7 @@ import aiohttp
 import discord
 import pytest
 from discord import app_commands
+
 from fakes.discord import (
     FakeChannel,
     FakeDiscord,

@@ -17,7 +17,6 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
-from fakes.telegram import FakeTelegram, FakeTelegramServer, FloodLimits, InProcessRequest, WebhookPolicy
 from telegram import (
     Bot,
     BotCommandScopeChatAdministrators,
@@ -44,6 +43,8 @@ from telegram.ext import (
     CommandHandler,
     ContextTypes,
 )
+
+from fakes.telegram import FakeTelegram, FakeTelegramServer, FloodLimits, InProcessRequest, WebhookPolicy
 
 BOT = "thousand_test_bot"
 POLL = dt.timedelta(seconds=1)

@@ -11,6 +11,7 @@ from typing import Any
 import aiohttp
 import pytest
 from aiohttp import web
+
 from fakes.telegram import (
     ApiError,
     FakeTelegram,

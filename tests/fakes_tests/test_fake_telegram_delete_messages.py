@@ -4,6 +4,7 @@ skipped, malformed lists refused whole with Telegram's texts, nothing deleted wh
 from __future__ import annotations
 
 import pytest
+
 from fakes.telegram import FakeTelegram
 from fakes.telegram.errors import ApiError
 from fakes.telegram.flood import FloodLimits

@@ -25,8 +25,6 @@ import random
 import types
 from typing import Any, ClassVar
 
-from fakes.telegram import FakeChat, FakeMessage, FakeUser
-from fakes.telegram.models import CallbackQueryRecord
 from fuzz_machine import (
     FUZZ_SEED,
     arg_strategy,
@@ -47,6 +45,8 @@ from tgkit import Rig, Table, seat_everyone
 from bot.markup import to_plain
 from bot.model import ChatRef, Command, Message, Sender, UserRef
 from bot.snapshot import GameCache
+from fakes.telegram import FakeChat, FakeMessage, FakeUser
+from fakes.telegram.models import CallbackQueryRecord
 
 STEPS = 40
 

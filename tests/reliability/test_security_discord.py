@@ -13,9 +13,9 @@ from collections.abc import AsyncIterator
 import pytest
 from dcfuzz import forge_press, payload_of
 from dckit import FAST, World, make_world, running_bot
-from fakes.discord import FakeDiscord, FakeDiscordConfig, FakeInteraction, FakeMessage, FakeUser
 
 from bot.storage import MemoryStore, Store
+from fakes.discord import FakeDiscord, FakeDiscordConfig, FakeInteraction, FakeMessage, FakeUser
 
 
 @pytest.fixture

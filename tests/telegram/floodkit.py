@@ -22,10 +22,11 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from tgkit import BASE_TIME, Rig
+
 from fakes.telegram import FakeChat, FakeUser
 from fakes.telegram.fake import ApiResponse
 from fakes.telegram.models import UploadedFile
-from tgkit import BASE_TIME, Rig
 
 __all__ = ["Recorder", "Sent", "SimClock"]
 

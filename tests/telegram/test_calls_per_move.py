@@ -13,13 +13,13 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from fakes.telegram import FakeMessage, FakeUser
 from tgkit import Rig, Table, seat_everyone
 
 from bot.i18n import translator
 from bot.table import TableDoc
 from core.actions import Play
 from core.game import GameState
+from fakes.telegram import FakeMessage, FakeUser
 
 
 @dataclass

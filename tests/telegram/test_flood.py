@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from fakes.telegram import FakeUser
 from floodkit import Recorder, SimClock
 from tgkit import Rig, Table, seat_everyone, settings
 
@@ -24,6 +23,7 @@ from adapters.telegram.refs import chat_scope
 from bot.model import Command, Message
 from bot.settings import Settings
 from core.deal import Phase
+from fakes.telegram import FakeUser
 
 FLOOD = 100
 BUDGET: int = Settings.model_fields["command_limit"].default

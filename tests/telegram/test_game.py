@@ -13,13 +13,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from fakes.telegram import FakeTelegram
 from tgkit import Rig, seat_everyone
 
 from bot.commands import MAX_PAYLOAD_BYTES
 from bot.i18n import translator
 from bot.model import Button, ChatRef, Group, Message
 from core.cards import CARD_NAMES, cards_of
+from fakes.telegram import FakeTelegram
 
 NAMES = ("Alice", "Bob", "Carol", "Dan")
 

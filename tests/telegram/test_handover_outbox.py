@@ -17,7 +17,6 @@ from dataclasses import replace
 
 import pytest
 import redis.asyncio as aioredis
-from fakes.telegram import FakeTelegram
 from tgkit import Rig
 
 from adapters.telegram.content import render
@@ -29,6 +28,7 @@ from adapters.telegram.refs import Ref, chat_scope
 from bot.model import Button, ChatRef, Group, Message, Private, UserRef
 from bot.ops.shutdown import EXIT_OK, EXIT_UNDELIVERED, STOP_WITHIN
 from bot.storage import HandedOver, KeyLayout, MemoryStore, RedisStore, Store
+from fakes.telegram import FakeTelegram
 
 pytestmark = pytest.mark.timeout(60)
 HOLD = 8.0

@@ -21,7 +21,6 @@ from typing import Any
 
 import pytest
 from botprocess import bot_process, wait_ready
-from fakes.telegram import FakeChat, FakeTelegram, FakeTelegramServer, FloodLimits
 from tgkit import Rig, Table, seat_everyone
 
 from adapters.telegram.handover import HANDOVER_PLATFORM
@@ -29,6 +28,7 @@ from adapters.telegram.limits import SendLimits
 from bot.ops.shutdown import EXIT_OK, EXIT_UNDELIVERED, STOP_WITHIN
 from bot.storage import KeyLayout, RedisStore
 from core.deal import Phase
+from fakes.telegram import FakeChat, FakeTelegram, FakeTelegramServer, FloodLimits
 
 pytestmark = pytest.mark.timeout(240)
 

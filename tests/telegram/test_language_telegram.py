@@ -14,12 +14,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from fakes.telegram import FakeTelegram
 from langkit import OTHER_LANGUAGES, EnglishFinder, english_in
 from tgkit import Rig, seat_everyone
 
 from bot.handlers.lobby import AI_NAMES
 from bot.i18n import translator
+from fakes.telegram import FakeTelegram
 
 NAMES = ("Ala", "Bartek", "Celina")
 TITLE = "Karty 1000"

@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
-from fakes.telegram import FakeChat, FakeTelegram, FakeUser
 from tgkit import Rig, Table, VirtualClock, decide, presses, seat_everyone
 
 from bot.commands import decode_payload
 from bot.storage import RedisStore
 from bot.table import ChatSettings
+from fakes.telegram import FakeChat, FakeTelegram, FakeUser
 
 NAMES = ("Alice", "Bob", "Carol")
 

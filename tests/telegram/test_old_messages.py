@@ -6,8 +6,9 @@ keeps playing with the new hand and leaves the old one on screen."""
 from __future__ import annotations
 
 import pytest
-from fakes.telegram import ApiError, FakeTelegram
 from tgkit import Rig, VirtualClock, seat_everyone
+
+from fakes.telegram import ApiError, FakeTelegram
 
 TWO_DAYS = 48 * 3600
 REFUSED = "Bad Request: message can't be deleted"

@@ -220,8 +220,9 @@ def test_less_urgent_sends_take_from_smaller_buckets_too() -> None:
 
 async def test_a_bot_without_the_shared_limiter_still_delivers(rig: Rig) -> None:
     """Outboxes on a plain `ExtBot` (no rate limiter: PTB refuses `rate_limit_args` then) work as before."""
-    from fakes.telegram import InProcessRequest
     from telegram.ext import ExtBot
+
+    from fakes.telegram import InProcessRequest
 
     chat = rig.group("Cards", [rig.fake.add_user("Alice")])
     bot: ExtBot[None] = ExtBot(rig.fake.token, request=InProcessRequest(rig.fake))

@@ -7,14 +7,14 @@ see nothing, and the table must stay as it was (byte for byte).
 
 from __future__ import annotations
 
-from fakes.telegram import FakeChat, FakeMessage, FakeUser
-from fakes.telegram.models import CallbackQueryRecord
 from tgkit import Rig, Table, button, lobby_message
 
 from adapters.telegram.i18n import BAD_LINK
 from adapters.telegram.reach import LINK_SECONDS
 from bot.i18n import translator
 from bot.render import ERRORS
+from fakes.telegram import FakeChat, FakeMessage, FakeUser
+from fakes.telegram.models import CallbackQueryRecord
 
 SECRET = "Secret club"
 

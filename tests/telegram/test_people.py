@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from fakes.telegram import FakeChat, FakeMessage, FakeUser
 from tgkit import Rig, Table, button, lobby_message, seat_everyone
 
 from bot.commands import decode_payload
 from bot.i18n import LANGUAGES
 from bot.snapshot import decode_action
+from fakes.telegram import FakeChat, FakeMessage, FakeUser
 
 
 def _notes(rig: Rig, chat: FakeChat) -> list[str]:

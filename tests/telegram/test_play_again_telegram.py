@@ -4,10 +4,10 @@ table with the same seats, and the sheet's button pressed again is refused (docs
 
 from __future__ import annotations
 
-from fakes.telegram import FakeMessage
 from tgkit import Rig, seat_everyone
 
 from bot.commands import decode_payload
+from fakes.telegram import FakeMessage
 
 
 def _again_message(rig: Rig, chat: object) -> tuple[FakeMessage, str]:

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
-from fakes.telegram import FakeMessage, FakeTelegram, FakeUser
 from tgkit import Rig, Table, VirtualClock, decide, seat_everyone, typed
 
 from bot.i18n import translator
+from fakes.telegram import FakeMessage, FakeTelegram, FakeUser
 
 ON_NOTE = "I see !bid 120 there only as a reply to one of my messages"
 OFF_NOTE = "In a group, /bid 120 and !bid 120 both work"

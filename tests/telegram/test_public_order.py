@@ -14,10 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from fakes.telegram.fake import ApiResponse
-from fakes.telegram.models import UploadedFile
 from test_play_now import PublicRig, PublicTable, person, seated, until
 from tgkit import settings
+
+from fakes.telegram.fake import ApiResponse
+from fakes.telegram.models import UploadedFile
 
 
 @dataclass

@@ -5,11 +5,11 @@ bot, 90 s)."""
 
 from __future__ import annotations
 
-from fakes.telegram import FakeUser
 from tgkit import Rig, Table, seat_everyone, settings
 
 from adapters.telegram.recovery import LOST_HAND_GRACE
 from adapters.telegram.refs import chat_scope
+from fakes.telegram import FakeUser
 
 
 def _counts(rig: Rig, people: list[FakeUser]) -> dict[int, int]:

@@ -15,7 +15,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from fakes.telegram import FakeMessage, FakeUser
 from test_play_now import PublicRig, PublicTable, person, seated, until
 from tgkit import settings
 
@@ -27,6 +26,7 @@ from bot.public.rematch import REMATCH_SECONDS
 from bot.render import ERRORS
 from bot.table import TableDoc
 from core.rules import preset as real_preset
+from fakes.telegram import FakeMessage, FakeUser
 
 LANGS = {"Ann": "en", "Bolek": "pl", "Vera": "ru"}
 

@@ -19,13 +19,13 @@ from pathlib import Path
 import aiohttp
 from aiohttp import web
 from botprocess import bot_process, wait_ready
-from fakes.telegram import FakeTelegram, FakeTelegramServer, FloodLimits
 from tgkit import Rig, Table, VirtualClock, seat_everyone
 
 from adapters.telegram.app import Webhook
 from bot.snapshot import decode_action
 from bot.storage import RedisStore
 from core.deal import Phase
+from fakes.telegram import FakeTelegram, FakeTelegramServer, FloodLimits
 
 ROOT = Path(__file__).resolve().parents[2]
 

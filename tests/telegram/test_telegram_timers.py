@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from fakes.telegram import FakeChat, FakeUser
 from tgkit import Rig, Table, seat_everyone, settings
+
+from fakes.telegram import FakeChat, FakeUser
 
 
 async def _timed_table(rig: Rig) -> tuple[Table, FakeChat, list[FakeUser]]:

@@ -7,7 +7,6 @@ import re
 import time
 
 import pytest
-from fakes.telegram import FakeTelegram, InProcessRequest
 from telegram.ext import ExtBot
 from tgkit import Rig, VirtualClock
 
@@ -21,6 +20,7 @@ from adapters.telegram.reach import LINK_SECONDS, BadLink, StartIntent, link_key
 from adapters.telegram.refs import Ref, chat_scope
 from bot.model import Button, ChatRef, Group, Message, Private, UserRef
 from bot.storage import MemoryStore, Store
+from fakes.telegram import FakeTelegram, InProcessRequest
 
 SENDS = ("sendmessage", "editmessagetext", "sendphoto", "senddocument")
 

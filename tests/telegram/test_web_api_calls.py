@@ -13,13 +13,13 @@ from collections.abc import AsyncIterator
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
-from fakes.telegram import FakeTelegram
 from tgkit import Rig, seat_everyone, settings
 
 from adapters.web.app import WebOptions, WebTable, make_app
 from bot.model import UserRef
 from bot.presence import Presence
 from bot.weblinks import signer_for
+from fakes.telegram import FakeTelegram
 
 
 def counts(method: str) -> bool:

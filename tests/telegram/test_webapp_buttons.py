@@ -12,12 +12,12 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
-from fakes.telegram import FakeTelegram
 from tgkit import Rig, seat_everyone, settings
 
 from adapters.web.app import WebOptions, WebTable, make_app
 from adapters.web.telegram_auth import sign_init_data
 from bot.weblinks import signer_for
+from fakes.telegram import FakeTelegram
 
 WEBAPP = "https://cards.example/"
 
