@@ -706,11 +706,11 @@ async def timers_after_tick(service: Service, play: Play) -> int | None:
             _, doc = await service.load(key)
             if doc is None or doc.status != "game":
                 continue
-            when = await store._call("HGET", keys.table(key), "dw")
+            when = await store.call("HGET", keys.table(key), "dw")
             if when is None:
                 missing += 1
                 continue
-            indexed = await store._call("ZSCORE", keys.due_of(key)[0], key)
+            indexed = await store.call("ZSCORE", keys.due_of(key)[0], key)
             if indexed is None or float(indexed) > float(when):
                 missing += 1
         return missing

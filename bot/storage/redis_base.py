@@ -217,8 +217,8 @@ class RedisBase:
                 yield
 
     # --- requests: the way other Redis-backed stores of the package (the ladder, the match queue, the
-    # reports) share this client, its retries, its error mapping and its round-trip count. The parts of
-    # `RedisStore` use the same methods under their private names (`_call`, `_script`, `_pipeline`).
+    # reports) share this client, its retries, its error mapping and its round-trip count; the parts of
+    # `RedisStore` use them too.
 
     async def call(self, *args: Any) -> Any:
         """One command (`"GET", key`), its reply; connection trouble raises `StorageUnavailable`."""
@@ -242,10 +242,6 @@ class RedisBase:
                 pipe.execute_command(*command)
             result: list[Any] = await pipe.execute()
             return result
-
-    _call = call
-    _script = script
-    _pipeline = pipeline
 
     async def _scripts(self, calls: Sequence[tuple[Script, Sequence[str], Sequence[Any]]]) -> list[Any]:
         """Script calls in one pipeline (fanned out per node on a cluster). Those the server answered
@@ -271,7 +267,7 @@ class RedisBase:
             return results
 
     async def ping(self) -> None:
-        await self._call("PING")
+        await self.call("PING")
 
     async def close(self) -> None:
         await self._r.aclose()

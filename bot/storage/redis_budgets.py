@@ -24,7 +24,7 @@ class RedisBudgets(RedisBase):
         for bucket in checked:
             keys += [self.keys.send_log(bucket.key), self.keys.send_hold(bucket.key)]
             args += [bucket.limit, _num(bucket.window)]
-        wait = await self._script(lua.SENDS, keys, args)
+        wait = await self.script(lua.SENDS, keys, args)
         return max(0.0, float(wait))
 
     async def hold_sends(self, bucket_key: str, seconds: float, now: float | None = None) -> None:
@@ -32,11 +32,11 @@ class RedisBudgets(RedisBase):
         if seconds <= 0:
             return
         args = ["" if now is None else _num(now), _num(seconds)]
-        await self._script(lua.HOLD, [self.keys.send_hold(bucket_key)], args)
+        await self.script(lua.HOLD, [self.keys.send_hold(bucket_key)], args)
 
     # --- request budgets ----------------------------------------------------------------------------
 
     async def count_hit(self, key: str, window: float) -> tuple[int, float]:
         check_window(key, window)
-        count, left_ms = await self._script(lua.HIT, [self.keys.hits(key)], [_ms(window)])
+        count, left_ms = await self.script(lua.HIT, [self.keys.hits(key)], [_ms(window)])
         return int(count), max(0, int(left_ms)) / 1000.0

@@ -47,7 +47,7 @@ class RedisDeadlines(RedisBase):
 
     async def set_deadline(self, table_id: str, when: float, token: str) -> None:
         check_id("table id", table_id)
-        _, score, gen = await self._script(
+        _, score, gen = await self.script(
             lua.DEADLINE, self._table_deadline_keys(table_id), ["set", table_id, _num(when), token]
         )
         if score != "":
@@ -55,7 +55,7 @@ class RedisDeadlines(RedisBase):
 
     async def clear_deadline(self, table_id: str, token: str | None = None) -> bool:
         check_id("table id", table_id)
-        removed, gen = await self._script(
+        removed, gen = await self.script(
             lua.DEADLINE, self._table_deadline_keys(table_id), ["clear", table_id, token or ""]
         )
         if gen != "":
@@ -113,7 +113,7 @@ class RedisDeadlines(RedisBase):
     async def _shard_heads(self, count: int) -> list[list[tuple[str, float]]]:
         """The first `count` entries of every shard (-1: all), lowest score first."""
         k = self.keys
-        replies = await self._pipeline(
+        replies = await self.pipeline(
             [
                 ["ZRANGE", k.due(i), 0, count - 1 if count > 0 else -1, "WITHSCORES"]
                 for i in range(k.deadline_shards)
@@ -136,7 +136,7 @@ class RedisDeadlines(RedisBase):
         found: list[tuple[float, str]] = []
         for start in range(0, len(ids), 500):
             page = ids[start : start + 500]
-            whens = await self._pipeline([["HGET", self.keys.table(t), "dw"] for t in page])
+            whens = await self.pipeline([["HGET", self.keys.table(t), "dw"] for t in page])
             found += [(float(w), t) for t, w in zip(page, whens, strict=True) if w is not None]
         found.sort()
         return [table_id for _, table_id in found[:limit]]
@@ -179,7 +179,7 @@ class RedisDeadlines(RedisBase):
         for table_id in ids:
             reads.append(["HMGET", self.keys.table(table_id), "dw", "di"])
             reads.append(["ZSCORE", self.keys.due_of(table_id)[0], table_id])
-        replies = await self._pipeline(reads)
+        replies = await self.pipeline(reads)
         broken = []
         for i, table_id in enumerate(ids):
             (dw, di), score = replies[2 * i], replies[2 * i + 1]
@@ -208,12 +208,12 @@ class RedisDeadlines(RedisBase):
         legacy, tokens = k.legacy_deadlines(), k.legacy_deadline_tokens()
         moved = 0
         while True:
-            entries = _pairs(await self._call("ZRANGE", legacy, 0, batch - 1, "WITHSCORES"))
+            entries = _pairs(await self.call("ZRANGE", legacy, 0, batch - 1, "WITHSCORES"))
             if not entries:
                 return moved
             ids = [t for t, _ in entries]
-            toks = await self._call("HMGET", tokens, *ids)
-            current = await self._pipeline([["HMGET", k.table(t), "v", "dw"] for t in ids])
+            toks = await self.call("HMGET", tokens, *ids)
+            current = await self.pipeline([["HMGET", k.table(t), "v", "dw"] for t in ids])
             for (table_id, when), token, (version, dw) in zip(entries, toks, current, strict=True):
                 if version is not None and dw is None:
                     await self.set_deadline(table_id, when, token or "")

@@ -37,11 +37,11 @@ class RedisHandOver(RedisBase):
             for message in group:
                 version = "" if message.version is None else str(message.version)
                 args += [message.slot_name, version, message.encode()]
-            kept += int(await self._script(lua.HANDOVER, [self.keys.handover(table_id, platform)], args))
+            kept += int(await self.script(lua.HANDOVER, [self.keys.handover(table_id, platform)], args))
             # Scored by when (for the order of taking); an entry whose hash expired is dropped by the
             # next taker, which finds nothing there.
             index = self.keys.handover_index(platform)
-            await self._pipeline([["ZADD", index, _num(time.time()), table_id], ["PEXPIRE", index, ttl]])
+            await self.pipeline([["ZADD", index, _num(time.time()), table_id], ["PEXPIRE", index, ttl]])
         return kept
 
     async def take_handed_over(self, platform: str, limit: int = 100) -> list[HandedOver]:
@@ -49,15 +49,15 @@ class RedisHandOver(RedisBase):
         if limit <= 0:
             return []
         index = self.keys.handover_index(platform)
-        tables = await self._call("ZRANGE", index, 0, limit - 1)  # one round trip when there is nothing
+        tables = await self.call("ZRANGE", index, 0, limit - 1)  # one round trip when there is nothing
         if not tables:
             return []
         taken: list[HandedOver] = []
         for table_id in tables:
             # Out of the index first, then the messages: a message handed over meanwhile indexes the
             # table again (see `hand_over`).
-            await self._call("ZREM", index, table_id)
-            flat = await self._script(lua.TAKE, [self.keys.handover(table_id, platform)], [])
+            await self.call("ZREM", index, table_id)
+            flat = await self.script(lua.TAKE, [self.keys.handover(table_id, platform)], [])
             for i in range(1, len(flat), 2):
                 _, _, value = flat[i].partition("\n")
                 message = HandedOver.decode(value)

@@ -16,15 +16,15 @@ class RedisRefs(RedisBase):
 
     async def get_refs(self, scope_key: str) -> dict[str, str]:
         check_id("refs scope", scope_key)
-        raw: Mapping[str, str] = await self._call("HGETALL", self.keys.refs(scope_key))
+        raw: Mapping[str, str] = await self.call("HGETALL", self.keys.refs(scope_key))
         return dict(raw)
 
     async def set_ref(self, scope_key: str, name: str, value: str, *, ttl_seconds: float) -> str | None:
         check_id("refs scope", scope_key)
         key = self.keys.refs(scope_key)
-        previous = await self._script(lua.SET_REF, [key], [name, value, max(1, int(ttl_seconds * 1000))])
+        previous = await self.script(lua.SET_REF, [key], [name, value, max(1, int(ttl_seconds * 1000))])
         return previous if isinstance(previous, str) else None
 
     async def delete_ref(self, scope_key: str, name: str) -> None:
         check_id("refs scope", scope_key)
-        await self._call("HDEL", self.keys.refs(scope_key), name)
+        await self.call("HDEL", self.keys.refs(scope_key), name)

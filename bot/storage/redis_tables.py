@@ -37,14 +37,14 @@ class RedisTables(RedisWait):
 
     async def load(self, table_id: str) -> StoredTable | None:
         check_id("table id", table_id)
-        version, document = await self._call("HMGET", self.keys.table(table_id), "v", "d")
+        version, document = await self.call("HMGET", self.keys.table(table_id), "v", "d")
         if version is None or document is None:
             return None
         return StoredTable(table_id, int(version), document)
 
     async def version(self, table_id: str) -> int | None:
         check_id("table id", table_id)
-        version = await self._call("HGET", self.keys.table(table_id), "v")
+        version = await self.call("HGET", self.keys.table(table_id), "v")
         return None if version is None else int(version)
 
     async def save(
@@ -127,7 +127,7 @@ class RedisTables(RedisWait):
             follow_up += [["SREM", k.user(u), table_id] for u in users_removed]
         if follow_up:
             try:
-                await self._pipeline(follow_up)
+                await self.pipeline(follow_up)
             except StorageUnavailable as exc:
                 # The move is stored: a node of the other slots (a deadline shard, a user's index) is
                 # away. Not a failed move; what is missing the deadline sweep puts back, and a user
@@ -164,7 +164,7 @@ class RedisTables(RedisWait):
             "1" if rest_inline else "0",
             len(users),
         ]
-        ok, result, *dropped = await self._script(lua.DELETE, keys, args)
+        ok, result, *dropped = await self.script(lua.DELETE, keys, args)
         if not int(ok):
             raise VersionConflict(table_id, expected_version or 0, int(result))
         if not rest_inline:
@@ -173,10 +173,10 @@ class RedisTables(RedisWait):
                 due, gen = k.due_of(table_id)
                 follow_up.append(["EVAL", lua.INDEX.source, 2, due, gen, "drop", table_id, dropped[0]])
             if follow_up:
-                await self._pipeline(follow_up)
+                await self.pipeline(follow_up)
         if chat_key is not None and not chat_inline:
             # Compare-and-delete within the chat key's own slot.
-            await self._script(lua.CHAT_UNLINK, [k.chat(chat_key)], [table_id])
+            await self.script(lua.CHAT_UNLINK, [k.chat(chat_key)], [table_id])
         return bool(int(result))
 
     async def move_table(
@@ -231,10 +231,10 @@ class RedisTables(RedisWait):
             keys += [*k.due_of(old_id), *k.due_of(new_id)]
             keys += [k.user(u) for u in user_keys]
             self._moved_or_raise(
-                old_id, new_id, expected_version, await self._script(lua.MOVE, keys, ["all", *args])
+                old_id, new_id, expected_version, await self.script(lua.MOVE, keys, ["all", *args])
             )
         else:
-            stored, dw, dt, dg = await self._call("HMGET", old_keys[0], "v", "dw", "dt", "dg")
+            stored, dw, dt, dg = await self.call("HMGET", old_keys[0], "v", "dw", "dt", "dg")
             args += [dw or "", dt or "", dg or ""]
             if stored is None or int(stored) != expected_version:
                 # Reported before the copy, as the standalone script does (a second mover learns of the
@@ -242,11 +242,11 @@ class RedisTables(RedisWait):
                 raise VersionConflict(old_id, expected_version, 0 if stored is None else int(stored))
             in_keys = [*new_keys, new_chat]
             self._moved_or_raise(
-                old_id, new_id, expected_version, await self._script(lua.MOVE, in_keys, ["in", *args])
+                old_id, new_id, expected_version, await self.script(lua.MOVE, in_keys, ["in", *args])
             )
-            out = await self._script(lua.MOVE, [*old_keys, old_chat, k.moved(old_id)], ["out", *args])
+            out = await self.script(lua.MOVE, [*old_keys, old_chat, k.moved(old_id)], ["out", *args])
             if not int(out[0]):
-                await self._script(lua.MOVE, in_keys, ["undo", *args])
+                await self.script(lua.MOVE, in_keys, ["undo", *args])
                 self._moved_or_raise(old_id, new_id, expected_version, out)
             follow_up: list[list[Any]] = []
             if dg:
@@ -264,10 +264,10 @@ class RedisTables(RedisWait):
                     ["EVAL", lua.EXTEND.source, 1, k.user(user), new_id, ttl, "in"],
                 ]
             if follow_up:
-                await self._pipeline(follow_up)
+                await self.pipeline(follow_up)
         if chat_keys is not None and not chats_inline:
-            await self._script(lua.CHAT_UNLINK, [k.chat(chat_keys[0])], [old_id])
-            await self._call("SET", k.chat(chat_keys[1]), new_id, "PX", _ms(ttl_seconds))
+            await self.script(lua.CHAT_UNLINK, [k.chat(chat_keys[0])], [old_id])
+            await self.call("SET", k.chat(chat_keys[1]), new_id, "PX", _ms(ttl_seconds))
 
     @staticmethod
     def _moved_or_raise(old_id: str, new_id: str, expected: int, reply: Sequence[Any]) -> None:
@@ -278,35 +278,35 @@ class RedisTables(RedisWait):
 
     async def moved_to(self, table_id: str) -> str | None:
         check_id("table id", table_id)
-        result: str | None = await self._call("GET", self.keys.moved(table_id))
+        result: str | None = await self.call("GET", self.keys.moved(table_id))
         return result
 
     async def read_events(self, table_id: str, count: int | None = None) -> list[str]:
         check_id("table id", table_id)
         stream = self.keys.stream(table_id)
         if count is None:
-            entries = await self._call("XRANGE", stream, "-", "+")
+            entries = await self.call("XRANGE", stream, "-", "+")
         elif count <= 0:
             return []
         else:
-            entries = list(reversed(await self._call("XREVRANGE", stream, "+", "-", "COUNT", count)))
+            entries = list(reversed(await self.call("XREVRANGE", stream, "+", "-", "COUNT", count)))
         return [fields["e"] for _, fields in entries]
 
     async def table_for_chat(self, chat_key: str) -> str | None:
         check_id("chat key", chat_key)
-        result: str | None = await self._call("GET", self.keys.chat(chat_key))
+        result: str | None = await self.call("GET", self.keys.chat(chat_key))
         return result
 
     async def tables_for_user(self, user_key: str) -> set[str]:
         check_id("user key", user_key)
-        members = sorted(await self._call("SMEMBERS", self.keys.user(user_key)))
+        members = sorted(await self.call("SMEMBERS", self.keys.user(user_key)))
         if not members:
             return set()
         # Table keys live in other slots: check them in one pipeline (fanned out per node in a cluster).
-        exists = await self._pipeline([["EXISTS", self.keys.table(t)] for t in members])
+        exists = await self.pipeline([["EXISTS", self.keys.table(t)] for t in members])
         alive = {t for t, found in zip(members, exists, strict=True) if int(found)}
         dead = [t for t in members if t not in alive]
         if dead:
             # Expired or deleted tables leave the index here (the last one out removes the key).
-            await self._call("SREM", self.keys.user(user_key), *dead)
+            await self.call("SREM", self.keys.user(user_key), *dead)
         return alive

@@ -33,7 +33,7 @@ class RedisWait(RedisBase):
         (the cluster pipeline sends each node's commands on one connection, in order). A save the
         cluster redirected elsewhere meanwhile (MOVED during a failover) counts as unacknowledged."""
         if self._wait_replicas <= 0:
-            return await self._script(lua.SAVE, keys, args), None
+            return await self.script(lua.SAVE, keys, args), None
         async with self._session():
             node = self._r.get_node_from_key(table_key) if isinstance(self._r, RedisCluster) else None
             name = "" if node is None else node.name
@@ -41,7 +41,7 @@ class RedisWait(RedisBase):
             if wanted == 0:
                 # A master known to have no replica (its own was lost and promoted it): nothing to
                 # wait for, and nothing more to be had; the save is as safe as this master.
-                return await self._script(lua.SAVE, keys, args), self._wait_replicas
+                return await self.script(lua.SAVE, keys, args), self._wait_replicas
             for command, body in (("EVALSHA", lua.SAVE.sha), ("EVAL", lua.SAVE.source)):
                 pipe = self._r.pipeline(transaction=False)
                 pipe.execute_command(command, body, len(keys), *keys, *args)

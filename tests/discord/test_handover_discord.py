@@ -84,7 +84,7 @@ async def test_a_result_waiting_for_the_channel_budget_is_handed_over_and_posted
         assert _shown(fake, channel, "Deal 1: result") == []
     # The channel's budget is back when the next process starts.
     other = RedisStore.from_url(redis_url, prefix=redis_prefix)
-    await other._call("DEL", KeyLayout(redis_prefix).send_hold(bucket))
+    await other.call("DEL", KeyLayout(redis_prefix).send_hold(bucket))
     await other.close()
     async with running_bot(fake, RedisStore.from_url(redis_url, prefix=redis_prefix), sync=False) as second:
         taker = install(second, interval=0.2)

@@ -745,9 +745,9 @@ async def test_handed_over_keys_are_tagged_by_table_and_expire(redis_url: str, r
         hashed, index = keys.handover("tg:-42", "tg"), keys.handover_index("tg")
         assert KeyLayout.slot(hashed) == KeyLayout.slot(keys.table("tg:-42"))
         for key in (hashed, index):
-            ttl = await store._call("PTTL", key)
+            ttl = await store.call("PTTL", key)
             assert 25_000 < ttl <= 30_000, (key, ttl)
         await store.take_handed_over("tg")
-        assert await store._call("EXISTS", hashed) == 0
+        assert await store.call("EXISTS", hashed) == 0
     finally:
         await store.close()

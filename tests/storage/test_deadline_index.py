@@ -45,13 +45,13 @@ async def counted(store: RedisStore, action: Callable[[], Awaitable[object]]) ->
 async def entry(store: RedisStore, table_id: str) -> tuple[float | None, int | None]:
     """The table's index entry: (score, generation)."""
     due, gen = store.keys.due_of(table_id)
-    score, g = await store._pipeline([["ZSCORE", due, table_id], ["HGET", gen, table_id]])
+    score, g = await store.pipeline([["ZSCORE", due, table_id], ["HGET", gen, table_id]])
     return (None if score is None else float(score)), (None if g is None else int(g))
 
 
 async def check(store: RedisStore, table_id: str, now: float, gen: str = "0") -> list[str]:
     """A claimer's table step for a taken entry (its index write is left to the test)."""
-    reply: list[str] = await store._script(
+    reply: list[str] = await store.script(
         DEADLINE, [store.keys.table(table_id)], ["check", table_id, repr(now), gen]
     )
     return reply
@@ -287,7 +287,7 @@ async def test_an_index_above_the_deadline_is_lowered_by_the_sweep(split: RedisS
     store, t = split, "tg:-1"
     await store.save(t, 0, "a", ttl_seconds=TTL, deadline=Deadline(50.0, "x"))
     due, _ = store.keys.due_of(t)
-    await store._call("ZADD", due, "500", t)  # a bug, or a lost write and a stale entry
+    await store.call("ZADD", due, "500", t)  # a bug, or a lost write and a stale entry
     assert await store.claim_due(10, now=60.0) == []
     assert await store.repair_deadlines() == 1
     assert await store.claim_due(10, now=60.0) == [(t, "x")]
@@ -299,14 +299,14 @@ async def test_the_old_global_index_is_moved_to_the_tables(split: RedisStore) ->
     await store.save("tg:-1", 0, "a", ttl_seconds=TTL)
     await store.save("tg:-2", 0, "a", ttl_seconds=TTL, deadline=Deadline(70.0, "newer"))
     # What a version before issue 26 left: one global zset and its tokens.
-    await store._pipeline(
+    await store.pipeline(
         [
             ["ZADD", k.legacy_deadlines(), "40", "tg:-1", "45", "tg:-2", "50", "tg:-gone"],
             ["HSET", k.legacy_deadline_tokens(), "tg:-1", "old.3:a", "tg:-2", "old.2:a", "tg:-gone", "x"],
         ]
     )
     assert await store.repair_deadlines() == 1  # tg:-1; tg:-2 has its own, tg:-gone no table
-    assert await store._call("EXISTS", k.legacy_deadlines(), k.legacy_deadline_tokens()) == 0
+    assert await store.call("EXISTS", k.legacy_deadlines(), k.legacy_deadline_tokens()) == 0
     assert await store.claim_due(10, now=100.0) == [("tg:-1", "old.3:a"), ("tg:-2", "newer")]
 
 

@@ -155,10 +155,10 @@ async def test_sigterm_with_a_deal_result_waiting_hands_it_over_and_the_next_pro
         handed = [r for r in _records(log) if r.get("outcome") == "handed_over"]
         assert len(handed) == 1 and handed[0]["count"] >= 1, log_text[-3000:]
         assert not [r for r in _records(log) if r.get("outcome") == "lost"]
-        assert await store._call("ZCARD", keys.handover_index(HANDOVER_PLATFORM)) >= 1
+        assert await store.call("ZCARD", keys.handover_index(HANDOVER_PLATFORM)) >= 1
         assert _group_texts(fake, chat, heading) == []
         # The budget is back by the time the next process starts (a rolling restart's next pod).
-        await store._call("DEL", *(keys.send_hold(k) for k in held))
+        await store.call("DEL", *(keys.send_hold(k) for k in held))
         async with bot_process(env, log) as second:
             await wait_ready(port, second)
             await _until(lambda: _group_texts(fake, chat, heading), 20, "the deal's result")
@@ -177,7 +177,7 @@ async def test_sigterm_with_a_deal_result_waiting_hands_it_over_and_the_next_pro
             await rig.settle()
             code, took = await _sigterm(second)
             assert code == EXIT_OK and took < STOP_WITHIN, log.read_text()[-3000:]
-    assert await store._call("ZCARD", keys.handover_index(HANDOVER_PLATFORM)) == 0
+    assert await store.call("ZCARD", keys.handover_index(HANDOVER_PLATFORM)) == 0
     assert fake.stats.too_many_requests == 0 and rig.watch.leaks == []
     await rig.close()
 
